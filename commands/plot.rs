@@ -1,0 +1,65 @@
+//! `acres plot`: diagrams of what the library computes, as PNG or SVG.
+
+use crate::Global;
+use crate::output;
+use acres::envelope::Grip;
+use acres::plot::{ImageFormat, StopDistanceOptions};
+use std::path::PathBuf;
+
+/// Draw diagrams (PNG or SVG, by the output file's extension).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    StopDistance(StopDistanceArgs),
+}
+
+/// Draw d_stop(v) of each ground class against the scan reach.
+///
+/// One curve per stop rule (classes with the same d_m and a share a curve, named in the
+/// legend), the scan reach corridor.range_m, each class's vehicle speed marked on its
+/// curve, and the fastest entry annotated with its stop distance and the distance to
+/// spare (on the shipped table: 7.8 m/s on asphalt, 35.65 m, 4.35 m to spare). Text uses
+/// a font built into the binary.
+#[derive(Debug, clap::Args)]
+struct StopDistanceArgs {
+    /// The output file: .png or .svg; `-` writes to stdout (PNG unless --image-format svg).
+    #[arg(long, short, value_name = "FILE", default_value = "stop-distance.png")]
+    out: PathBuf,
+    /// The image format, where the file name's extension should not decide it.
+    #[arg(long, value_parser = ["png", "svg"], value_name = "FORMAT")]
+    image_format: Option<String>,
+    #[command(flatten)]
+    grip: crate::envelope::GripArg,
+    /// The right end of the speed axis, m/s.
+    #[arg(long, value_name = "V", default_value_t = 9.0, value_parser = output::positive)]
+    max_speed: f64,
+}
+
+pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
+    let config = global.load_config()?;
+    match args.command {
+        Sub::StopDistance(a) => {
+            let format = match (a.image_format.as_deref(), a.out.to_str()) {
+                (Some("svg"), _) => ImageFormat::Svg,
+                (Some(_), _) | (None, Some("-")) => ImageFormat::Png,
+                (None, _) => ImageFormat::from_path(&a.out)?,
+            };
+            let grip: Grip = a.grip.grip;
+            let opts = StopDistanceOptions {
+                grip,
+                max_speed_mps: a.max_speed,
+            };
+            let bytes = acres::plot::stop_distance(&config, opts, format)?;
+            output::write_output(&a.out, &bytes)?;
+            if a.out.to_str() != Some("-") {
+                global.status(&format!("wrote {}", a.out.display()));
+            }
+            Ok(())
+        }
+    }
+}

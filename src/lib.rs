@@ -1,0 +1,11 @@
+//! acres: the runtime library of the `acres` toolbox for the safety command chain of an
+//! autonomous Polaris Ranger with a Dataspeed drive-by-wire.
+//!
+//! The library holds every formula and model; the `acres` binary (in `commands/`) only
+//! parses arguments, calls it and renders the results. The formulas follow
+//! `vehicle-software.md` and `vehicle-bridge.md`; each function names its source.
+
+pub mod config;
+pub mod envelope;
+pub mod io;
+pub mod plot;

@@ -1,0 +1,406 @@
+//! Diagrams, rendered to bytes (PNG or SVG) so that the caller decides where they go.
+//!
+//! Text is drawn with DejaVu Sans embedded in the binary (plotters' `ab_glyph` font
+//! backend), so no system font library is needed.
+
+use crate::config::Config;
+use crate::envelope::{ClassLimits, Grip, GroundClass, StopRule};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{FontStyle, register_font};
+use std::path::Path;
+use std::sync::Once;
+
+/// The image formats of a plot, chosen by the output file's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageFormat {
+    Png,
+    Svg,
+}
+
+impl ImageFormat {
+    /// The format of a file name's extension (`.png` or `.svg`, any case).
+    pub fn from_path(path: &Path) -> Result<ImageFormat, PlotError> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("png") => Ok(ImageFormat::Png),
+            Some("svg") => Ok(ImageFormat::Svg),
+            _ => Err(PlotError::Format(path.display().to_string())),
+        }
+    }
+}
+
+/// An error of drawing a plot.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("{0}: the extension must be .png or .svg")]
+    Format(String),
+    #[error("the envelope has no `{0}` grip table")]
+    NoGripTable(Grip),
+    #[error("{0}")]
+    Input(String),
+    #[error("drawing the plot: {0}")]
+    Draw(String),
+    #[error("encoding the PNG: {0}")]
+    Encode(#[from] png::EncodingError),
+}
+
+fn draw_err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError::Draw(format!("{e:?}"))
+}
+
+/// Registers the embedded font once per process.
+fn register_fonts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bytes are a valid TrueType font shipped by the `dejavu` crate.
+        let _ = register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+        let _ = register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
+    });
+}
+
+/// The size of the rendered images, pixels.
+const SIZE: (u32, u32) = (1100, 720);
+
+/// Renders with either backend and returns the encoded bytes.
+fn render(
+    format: ImageFormat,
+    draw: impl FnOnce(&DrawingArea<BitMapBackend, Shift>) -> Result<(), PlotError>,
+    draw_svg: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), PlotError>,
+) -> Result<Vec<u8>, PlotError> {
+    register_fonts();
+    let (w, h) = SIZE;
+    match format {
+        ImageFormat::Png => {
+            let mut rgb = vec![0u8; (w * h * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+                draw(&root)?;
+                root.present().map_err(draw_err)?;
+            }
+            let mut out = Vec::new();
+            let mut enc = png::Encoder::new(&mut out, w, h);
+            enc.set_color(png::ColorType::Rgb);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut writer = enc.write_header()?;
+            writer.write_image_data(&rgb)?;
+            writer.finish()?;
+            Ok(out)
+        }
+        ImageFormat::Svg => {
+            let mut s = String::new();
+            {
+                let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+                draw_svg(&root)?;
+                root.present().map_err(draw_err)?;
+            }
+            Ok(s.into_bytes())
+        }
+    }
+}
+
+/// Options of the stop-distance diagram.
+#[derive(Debug, Clone, Copy)]
+pub struct StopDistanceOptions {
+    /// The grip level of the table drawn.
+    pub grip: Grip,
+    /// The right end of the speed axis, m/s.
+    pub max_speed_mps: f64,
+}
+
+/// Classes that share one stop rule share one curve.
+struct Curve {
+    rule: StopRule,
+    classes: Vec<(GroundClass, ClassLimits)>,
+}
+
+fn curves(config: &Config, grip: Grip) -> Result<Vec<Curve>, PlotError> {
+    let env = &config.envelope;
+    let table = env.table(grip).ok_or(PlotError::NoGripTable(grip))?;
+    let mut out: Vec<Curve> = Vec::new();
+    for (class, row) in table.rows() {
+        let rule = env.stop_rule(row);
+        match out.iter_mut().find(|c| c.rule == rule) {
+            Some(c) => c.classes.push((class, *row)),
+            None => out.push(Curve {
+                rule,
+                classes: vec![(class, *row)],
+            }),
+        }
+    }
+    Ok(out)
+}
+
+const PALETTE: [RGBColor; 7] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(140, 86, 75),
+    RGBColor(23, 190, 207),
+];
+
+/// The stop-distance diagram: `d_stop(v)` of each class (vehicle-software.md "Speed
+/// Envelope"), the scan reach, each class's vehicle speed marked on its curve, and the
+/// fastest entry annotated with its distance to spare (the reference's worked example on
+/// the shipped table: 7.8 m/s on asphalt, 35.65 m, 4.35 m to spare).
+pub fn stop_distance(
+    config: &Config,
+    opts: StopDistanceOptions,
+    format: ImageFormat,
+) -> Result<Vec<u8>, PlotError> {
+    if !(opts.max_speed_mps.is_finite() && opts.max_speed_mps > 0.0) {
+        return Err(PlotError::Input(format!(
+            "the largest speed must be positive and finite, not {}",
+            opts.max_speed_mps
+        )));
+    }
+    let curves = curves(config, opts.grip)?;
+    let reach = config.control.corridor.range_m;
+    render(
+        format,
+        |a| draw_stop_distance(a, config, &curves, reach, opts),
+        |a| draw_stop_distance(a, config, &curves, reach, opts),
+    )
+}
+
+fn draw_stop_distance<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    config: &Config,
+    curves: &[Curve],
+    reach: f64,
+    opts: StopDistanceOptions,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let vmax = opts.max_speed_mps;
+    let dmax_curve = curves
+        .iter()
+        .map(|c| c.rule.stop_distance(vmax))
+        .fold(0.0f64, f64::max);
+    let ymax = (dmax_curve.max(reach) * 1.08).ceil();
+    root.fill(&WHITE).map_err(draw_err)?;
+    let t = config.envelope.stop_time_s();
+    let title = format!(
+        "Stop distance d_stop(v) = d_m + |v|·T + v²/(2a)   (grip {}, T = {t} s)",
+        opts.grip
+    );
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 26).into_font())
+        .margin(18)
+        .x_label_area_size(50)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0.0..vmax, 0.0..ymax)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("speed v (m/s)")
+        .y_desc("stop distance d_stop (m)")
+        .label_style(("sans-serif", 17))
+        .axis_desc_style(("sans-serif", 19))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(draw_err)?;
+
+    // The scan reach: every entry of the envelope must stop inside it.
+    let grey = RGBColor(90, 90, 90);
+    chart
+        .draw_series(DashedLineSeries::new(
+            vec![(0.0, reach), (vmax, reach)],
+            10,
+            6,
+            grey.stroke_width(2),
+        ))
+        .map_err(draw_err)?
+        .label(format!("scan reach {reach} m"))
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], grey.stroke_width(2)));
+
+    let n = 400;
+    for (i, curve) in curves.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let pts: Vec<(f64, f64)> = (0..=n)
+            .map(|k| {
+                let v = vmax * k as f64 / n as f64;
+                (v, curve.rule.stop_distance(v))
+            })
+            .collect();
+        let names: Vec<&str> = curve.classes.iter().map(|(c, _)| c.name()).collect();
+        let label = format!(
+            "{}  (d_m {} m, a {} m/s²)",
+            names.join(", "),
+            curve.rule.obstacle_margin_m,
+            curve.rule.decel_mps2
+        );
+        chart
+            .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+            .map_err(draw_err)?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
+            });
+        for (_, row) in curve.classes.iter().filter(|(_, r)| r.speed_mps <= vmax) {
+            let d = curve.rule.stop_distance(row.speed_mps);
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (row.speed_mps, d),
+                    6,
+                    color.filled(),
+                )))
+                .map_err(draw_err)?;
+        }
+    }
+
+    // Name the classes at each marked vehicle speed, above and left of the highest marker.
+    let mut by_speed: Vec<(f64, f64, Vec<&str>)> = Vec::new();
+    for curve in curves {
+        for (class, row) in curve.classes.iter().filter(|(_, r)| r.speed_mps <= vmax) {
+            let d = curve.rule.stop_distance(row.speed_mps);
+            match by_speed.iter_mut().find(|(v, _, _)| *v == row.speed_mps) {
+                Some((_, top, names)) => {
+                    *top = top.max(d);
+                    names.push(class.name());
+                }
+                None => by_speed.push((row.speed_mps, d, vec![class.name()])),
+            }
+        }
+    }
+    let right_bottom = Pos::new(HPos::Right, VPos::Bottom);
+    for (v, top, names) in &by_speed {
+        let style = ("sans-serif", 16)
+            .into_font()
+            .color(&BLACK)
+            .pos(right_bottom);
+        let text = format!("{}: {v} m/s", names.join(", "));
+        chart
+            .draw_series(std::iter::once(Text::new(
+                text,
+                (v - vmax * 0.01, top + ymax * 0.015),
+                style,
+            )))
+            .map_err(draw_err)?;
+    }
+
+    // The fastest entry (first in table order on a tie), with what it has to spare.
+    let fastest = curves
+        .iter()
+        .flat_map(|c| c.classes.iter().map(move |(cl, row)| (c, *cl, row)))
+        .fold(
+            None::<(&Curve, GroundClass, &ClassLimits)>,
+            |best, x| match best {
+                Some(b) if b.2.speed_mps >= x.2.speed_mps => Some(b),
+                _ => Some(x),
+            },
+        );
+    if let Some((curve, class, row)) = fastest.filter(|f| f.2.speed_mps <= vmax) {
+        // The marker's label sits just below the reach; this one goes above it.
+        let v = row.speed_mps;
+        let d = curve.rule.stop_distance(v);
+        let red = RGBColor(200, 0, 0);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(v, d), (v, reach)],
+                red.stroke_width(2),
+            )))
+            .map_err(draw_err)?;
+        let text = format!(
+            "{v} m/s on {class}: d_stop = {d:.2} m, {:.2} m to spare",
+            reach - d
+        );
+        let style = ("sans-serif", 19).into_font().color(&red).pos(right_bottom);
+        chart
+            .draw_series(std::iter::once(Text::new(
+                text,
+                (v - vmax * 0.01, reach + ymax * 0.012),
+                style,
+            )))
+            .map_err(draw_err)?;
+    }
+
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .label_font(("sans-serif", 17))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_from_extension() {
+        assert_eq!(
+            ImageFormat::from_path(Path::new("a.PNG")).unwrap(),
+            ImageFormat::Png
+        );
+        assert_eq!(
+            ImageFormat::from_path(Path::new("x/a.svg")).unwrap(),
+            ImageFormat::Svg
+        );
+        let e = ImageFormat::from_path(Path::new("a.jpg")).unwrap_err();
+        assert!(e.to_string().contains("a.jpg"));
+    }
+
+    #[test]
+    fn classes_with_one_stop_rule_share_a_curve() {
+        let c = curves(&Config::builtin(), Grip::Unknown).unwrap();
+        let groups: Vec<Vec<&str>> = c
+            .iter()
+            .map(|c| c.classes.iter().map(|(k, _)| k.name()).collect())
+            .collect();
+        assert_eq!(
+            groups,
+            vec![
+                vec!["asphalt", "concrete"],
+                vec!["gravel"],
+                vec!["grass_lane", "grass", "field"],
+                vec!["dirt"],
+            ]
+        );
+    }
+
+    #[test]
+    fn svg_has_the_annotation_and_labels() {
+        let opts = StopDistanceOptions {
+            grip: Grip::Unknown,
+            max_speed_mps: 9.0,
+        };
+        let svg = stop_distance(&Config::builtin(), opts, ImageFormat::Svg).unwrap();
+        let svg = String::from_utf8(svg).unwrap();
+        assert!(svg.contains("7.8 m/s on asphalt: d_stop = 35.65 m, 4.35 m to spare"));
+        assert!(svg.contains("scan reach 40 m"));
+        assert!(svg.contains("speed v (m/s)"));
+        assert!(svg.contains("gravel"));
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        let c = Config::builtin();
+        let opts = StopDistanceOptions {
+            grip: Grip::Dry,
+            max_speed_mps: 9.0,
+        };
+        assert!(matches!(
+            stop_distance(&c, opts, ImageFormat::Svg),
+            Err(PlotError::NoGripTable(Grip::Dry))
+        ));
+        let opts = StopDistanceOptions {
+            grip: Grip::Unknown,
+            max_speed_mps: f64::NAN,
+        };
+        assert!(matches!(
+            stop_distance(&c, opts, ImageFormat::Png),
+            Err(PlotError::Input(_))
+        ));
+    }
+}
