@@ -52,7 +52,8 @@ struct StopDistanceArgs {
     speed: f64,
     #[command(flatten)]
     grip: GripArg,
-    /// Output format: the number rounded to 2 decimals, or JSON with the inputs.
+    /// Output format: `table` prints the number rounded to 2 decimals; `json` and `csv`
+    /// print the inputs, the class limits used and the result at full precision.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
 }
@@ -70,7 +71,8 @@ struct StopCapArgs {
     distance: f64,
     #[command(flatten)]
     grip: GripArg,
-    /// Output format: the number rounded to 2 decimals, or JSON with the inputs.
+    /// Output format: `table` prints the number rounded to 2 decimals; `json` and `csv`
+    /// print the inputs, the class limits used and the result at full precision.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
 }
