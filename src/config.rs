@@ -71,12 +71,86 @@ pub struct CorridorConfig {
     pub scan_crops: bool,
 }
 
-/// `control_v1.json`: the shield and the corridor of the obstacle rule.
+/// Block `vehicle` of `control_v1.json` (an acres extension; the reference names no
+/// vehicle geometry): the footprint and the scan mount, in the body frame of the
+/// reference point, the middle of the rear axle. The defaults are the published
+/// dimensions of a Polaris Ranger XP 1000 (wheelbase 81 in, length 120 in, width
+/// 62.5 in). A file without the block gets these defaults, so reference configs load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VehicleGeometry {
+    /// The distance between the axles, m.
+    pub wheelbase_m: f64,
+    /// The overall length of the body, m.
+    pub length_m: f64,
+    /// The overall width of the body, m.
+    pub width_m: f64,
+    /// How far the body reaches behind the rear axle, m.
+    pub rear_overhang_m: f64,
+    /// The scan's mount point ahead of the rear axle, m.
+    pub scan_mount_x_m: f64,
+    /// The scan's mount point left of the centre line, m.
+    pub scan_mount_y_m: f64,
+}
+
+impl Default for VehicleGeometry {
+    fn default() -> Self {
+        VehicleGeometry {
+            wheelbase_m: 2.06,
+            length_m: 3.05,
+            width_m: 1.59,
+            rear_overhang_m: 0.49,
+            scan_mount_x_m: 1.9,
+            scan_mount_y_m: 0.0,
+        }
+    }
+}
+
+impl VehicleGeometry {
+    /// How far the front of the footprint is ahead of the reference point, m.
+    pub fn front_m(&self) -> f64 {
+        self.length_m - self.rear_overhang_m
+    }
+}
+
+/// Block `chain` of `control_v1.json` (an acres extension): the actuator limits that the
+/// command chain applies after the shield. Defaults where the block is absent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainConfig {
+    /// The largest curvature change per second of the command, 1/(m s). The default 0.11
+    /// is the DBW example of vehicle-bridge.md: 200°/s at the steering wheel, over the
+    /// steering ratio 15.14 and the wheelbase 2.06 m.
+    pub curvature_rate_max_per_m_s: f64,
+    /// The largest speed increase per second of the command, m/s²; the default is the
+    /// checker's accel_max_mps2, so that the driver's commands pass its rule. A decrease
+    /// is never limited: the output never exceeds what the shield allowed.
+    pub accel_max_mps2: f64,
+    /// Below this speed the vehicle counts as standing (a shift, the launch hold), m/s;
+    /// dbw.ulc.hold_speed_mps of the reference.
+    pub standstill_mps: f64,
+}
+
+impl Default for ChainConfig {
+    fn default() -> Self {
+        ChainConfig {
+            curvature_rate_max_per_m_s: 0.11,
+            accel_max_mps2: 1.1,
+            standstill_mps: 0.05,
+        }
+    }
+}
+
+/// `control_v1.json`: the shield, the corridor of the obstacle rule, the vehicle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ControlConfig {
     pub shield: ShieldConfig,
     pub corridor: CorridorConfig,
+    #[serde(default)]
+    pub vehicle: VehicleGeometry,
+    #[serde(default)]
+    pub chain: ChainConfig,
 }
 
 /// Block `limits` of `trajectory_v1.json`: the trajectory checker's limits.
@@ -347,6 +421,31 @@ impl ControlConfig {
         c.range("corridor.narrow_time_s", k.narrow_time_s, 0.0, 10.0)?;
         c.range("corridor.narrow_floor_m", k.narrow_floor_m, 0.0, 10.0)?;
         c.range("corridor.response_s", k.response_s, 0.0, 10.0)?;
+        let v = &self.vehicle;
+        c.positive("vehicle.wheelbase_m", v.wheelbase_m, 20.0)?;
+        c.positive("vehicle.length_m", v.length_m, 30.0)?;
+        c.positive("vehicle.width_m", v.width_m, 10.0)?;
+        c.range("vehicle.rear_overhang_m", v.rear_overhang_m, 0.0, 10.0)?;
+        if v.rear_overhang_m + v.wheelbase_m > v.length_m {
+            return Err(c.fail(
+                "vehicle.length_m",
+                format!(
+                    "{} is shorter than wheelbase_m + rear_overhang_m ({})",
+                    v.length_m,
+                    v.wheelbase_m + v.rear_overhang_m
+                ),
+            ));
+        }
+        c.range("vehicle.scan_mount_x_m", v.scan_mount_x_m, -30.0, 30.0)?;
+        c.range("vehicle.scan_mount_y_m", v.scan_mount_y_m, -10.0, 10.0)?;
+        let ch = &self.chain;
+        c.positive(
+            "chain.curvature_rate_max_per_m_s",
+            ch.curvature_rate_max_per_m_s,
+            100.0,
+        )?;
+        c.positive("chain.accel_max_mps2", ch.accel_max_mps2, 20.0)?;
+        c.range("chain.standstill_mps", ch.standstill_mps, 0.0, 1.0)?;
         if s.geofence_margin_m == 0.0 && k.narrow_time_s > 0.0 {
             // w(v) divides by G (vehicle-software.md "Swept corridor").
             return Err(c.fail(

@@ -5,7 +5,12 @@
 //! parses arguments, calls it and renders the results. The formulas follow
 //! `vehicle-software.md` and `vehicle-bridge.md`; each function names its source.
 
+pub mod chain;
 pub mod config;
+pub mod driver;
 pub mod envelope;
 pub mod io;
+pub mod path;
 pub mod plot;
+pub mod scan;
+pub mod shield;
