@@ -10,8 +10,7 @@ use crate::driver::{Driver, DriverState};
 use crate::envelope::{Grip, GroundClass};
 use crate::path::Path;
 use crate::scan::{Scan, ScanError};
-use crate::shield::sweep::PathWindow;
-use crate::shield::{Command, Intervention, Pose, Shield, ShieldInput};
+use crate::shield::{Command, Intervention, Pose, Shield, ShieldInput, ShieldScratch};
 use serde::{Deserialize, Serialize};
 
 /// The control rate of the chain, Hz.
@@ -169,7 +168,7 @@ pub struct Chain {
     cfg: ChainConfig,
     driver_state: DriverState,
     last: Command,
-    window: PathWindow,
+    scratch: ShieldScratch,
 }
 
 impl Chain {
@@ -192,7 +191,7 @@ impl Chain {
             cfg: config.control.chain.clone(),
             driver_state: DriverState::default(),
             last: Command::default(),
-            window: PathWindow::default(),
+            scratch: ShieldScratch::default(),
         })
     }
 
@@ -261,7 +260,7 @@ impl Chain {
             reference: Some((&self.path, &part, drv.projection.station_m)),
             class: drv.class,
         };
-        let first = self.shield.limit_with(requested, &sin, &mut self.window);
+        let first = self.shield.limit_with(requested, &sin, &mut self.scratch);
         let mut interventions = first.interventions;
         let mut cmd = first.command;
         let mut d_obs = first.obstacle_distance_m;
@@ -280,7 +279,7 @@ impl Chain {
                     speed_mps: cmd.speed_mps,
                 },
                 &sin,
-                &mut self.window,
+                &mut self.scratch,
             );
             interventions.extend(again.interventions);
             cmd = again.command;

@@ -4,7 +4,8 @@
 //! reverse; the look-ahead point lies one `L_d` along the path ahead of the nearest path
 //! point; `κ = clamp(2 y_b / (x_b² + y_b²), ±κ_max)` for the look-ahead point `(x_b, y_b)`
 //! in the body frame. The speed command is the lowest value of the speed profile (and of
-//! the class speed command) between the vehicle and a preview point, and falls to 0 at
+//! the class speed command) between the vehicle and a preview point (the end point of a
+//! part excepted), and falls to 0 at
 //! the end of each part with the class deceleration, `v ≤ √(2 a r)` for the distance `r`
 //! that is left, so that the vehicle stands at the end of the path and at every cusp.
 
@@ -144,8 +145,10 @@ impl Driver {
 
         // The speed: the lowest of the profile and the class speed commands ahead.
         let class = path.class(nearest_point(path, &proj));
-        let s_end = path.station(part.end);
-        let s_pre = (proj.station_m + self.cfg.speed_preview_m).min(s_end);
+        // The end point of a part is no limit: the stop ramp below replaces it (a route
+        // that ends at 0 m/s would otherwise stop one preview distance early).
+        let s_last = path.station(part.end - 1).max(proj.station_m);
+        let s_pre = (proj.station_m + self.cfg.speed_preview_m).min(s_last);
         let mut v = path.min_speed(&part, proj.station_m, s_pre);
         let first = path.segment_at(&part, proj.station_m);
         let lastp = path.segment_at(&part, s_pre);

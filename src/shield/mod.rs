@@ -101,6 +101,13 @@ pub struct ShieldOutput {
     pub obstacle_distance_m: f64,
 }
 
+/// Reusable buffers of the shield, so that a step allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub struct ShieldScratch {
+    window: PathWindow,
+    returns: Vec<(f64, f64)>,
+}
+
 /// The geofence step: the command arc is sampled this often, m.
 const FENCE_STEP_M: f64 = 0.25;
 
@@ -204,17 +211,17 @@ impl Shield {
     /// Limits a command. The scan must have the configured number of beams.
     pub fn limit(&self, cmd: Command, input: &ShieldInput) -> Result<ShieldOutput, ScanError> {
         self.geometry.check(input.scan)?;
-        let mut window = PathWindow::default();
-        Ok(self.limit_with(cmd, input, &mut window))
+        let mut scratch = ShieldScratch::default();
+        Ok(self.limit_with(cmd, input, &mut scratch))
     }
 
-    /// [`Shield::limit`] with a reusable path window (no allocation per step); the scan's
-    /// beam count is not checked.
+    /// [`Shield::limit`] with reusable buffers (no allocation per step); the scan's beam
+    /// count is not checked.
     pub fn limit_with(
         &self,
         cmd: Command,
         input: &ShieldInput,
-        window: &mut PathWindow,
+        scratch: &mut ShieldScratch,
     ) -> ShieldOutput {
         let s = &self.control.shield;
         let mut out = Vec::new();
@@ -295,7 +302,9 @@ impl Shield {
         let w = self.half_width(vm);
         let fp = self.footprint(sign);
         let reach = self.geometry.reach_m();
-        let pts = || self.geometry.points(input.scan);
+        scratch.returns.clear();
+        scratch.returns.extend(self.geometry.points(input.scan));
+        let pts = || scratch.returns.iter().copied();
         let mut d = sweep::free_distance_arc(pts(), kappa, w, reverse, fp, reach);
         d = d.min(sweep::free_distance_arc(
             pts(),
@@ -305,7 +314,8 @@ impl Shield {
             fp,
             reach,
         ));
-        if let Some((path, part, station)) = input.reference {
+        if let (Some((path, part, station)), false) = (input.reference, scratch.returns.is_empty())
+        {
             let pose = (input.pose.x_m, input.pose.y_m, input.pose.yaw_rad);
             // In reverse the body frame is turned half a turn, so that travel is +x.
             let pose = if reverse {
@@ -313,9 +323,19 @@ impl Shield {
             } else {
                 pose
             };
-            window.prepare(path, part, station, pose, fp.behind_m, reach, w);
+            // Only stations before the best distance found on the arcs can lower it.
+            let window_m = d + fp.ahead_m;
+            scratch
+                .window
+                .prepare(path, part, station, pose, fp.behind_m, window_m, w);
             let mirrored = pts().map(|(x, y)| if reverse { (-x, -y) } else { (x, y) });
-            d = d.min(sweep::free_distance_path(mirrored, window, w, fp, reach));
+            d = d.min(sweep::free_distance_path(
+                mirrored,
+                &scratch.window,
+                w,
+                fp,
+                d,
+            ));
         }
         let d_obs = d - vm.abs() * self.control.corridor.response_s;
         let cap = rule.stop_cap(d_obs);

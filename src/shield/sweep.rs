@@ -86,13 +86,22 @@ pub fn free_distance_arc(
     let lo = (r - w).max(0.0);
     let (lo2, hi2) = (lo * lo, (r + w) * (r + w));
     let th_min = -fp.behind_m * k;
+    let (sx, sy) = (
+        if reverse { -1.0 } else { 1.0 },
+        if flip_y { -1.0 } else { 1.0 },
+    );
     for (x, y) in points {
-        let x = if reverse { -x } else { x };
-        let y = if flip_y { -y } else { y };
+        let (x, y) = (x * sx, y * sy);
         // The centre of the arc is (0, r); travel is counter-clockwise around it.
         let dy = y - r;
         let rho2 = x * x + dy * dy;
         if rho2 > hi2 || rho2 < lo2 {
+            continue;
+        }
+        // An arc is never shorter than its chord: a return whose chord from the
+        // reference point is past the best distance cannot improve it.
+        let lim = best + fp.ahead_m;
+        if x * x + y * y > lim * lim {
             continue;
         }
         let mut th = dy.atan2(x) + FRAC_PI_2;
@@ -114,9 +123,15 @@ pub struct PathWindow {
     /// Segment ends in the body frame, with the station of the first end relative to the
     /// vehicle's station.
     segs: Vec<([f64; 2], [f64; 2], f64)>,
+    /// Runs of [`CHUNK`] segments: a bounding circle (centre, radius grown by the band)
+    /// and the range of `segs` it covers, so that a return far from a run skips it.
+    chunks: Vec<([f64; 2], f64, usize, usize)>,
     /// The bounding box of the segments grown by the band: [xmin, ymin, xmax, ymax].
     bbox: [f64; 4],
 }
+
+/// Segments per bounding circle of a [`PathWindow`].
+const CHUNK: usize = 8;
 
 impl PathWindow {
     /// The segments of `part` from `behind_m` before the vehicle's station to `reach_m`
@@ -147,12 +162,12 @@ impl PathWindow {
             f64::NEG_INFINITY,
             f64::NEG_INFINITY,
         ];
+        let mut a = to_body(path.point(first));
         for i in first..part.end {
             let s0 = path.station(i) - station_m;
             if s0 > reach_m {
                 break;
             }
-            let a = to_body(path.point(i));
             let b = to_body(path.point(i + 1));
             for p in [a, b] {
                 bbox[0] = bbox[0].min(p[0]);
@@ -161,14 +176,30 @@ impl PathWindow {
                 bbox[3] = bbox[3].max(p[1]);
             }
             self.segs.push((a, b, s0));
+            a = b;
         }
         self.bbox = [bbox[0] - w, bbox[1] - w, bbox[2] + w, bbox[3] + w];
+        self.chunks.clear();
+        for start in (0..self.segs.len()).step_by(CHUNK) {
+            let end = (start + CHUNK).min(self.segs.len());
+            let run = &self.segs[start..end];
+            let (a, b) = (run[0].0, run[run.len() - 1].1);
+            let c = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
+            let r2 = run
+                .iter()
+                .map(|(_, q, _)| q)
+                .chain(std::iter::once(&run[0].0))
+                .map(|p| (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2))
+                .fold(0.0f64, f64::max);
+            self.chunks.push((c, r2.sqrt() + w, start, end));
+        }
     }
 }
 
 /// The free distance along the reference path for the returns `points` (body frame):
 /// the smallest station at which a return lies within `w` of the path, less the
-/// footprint's reach ahead; at most `reach_m`. A return's station is that of its
+/// footprint's reach ahead; at most `bound_m` (the reach, or a smaller distance found
+/// already, which lets far returns be skipped). A return's station is that of its
 /// perpendicular foot on a segment, or that of a vertex where it lies in the wedge
 /// outside a corner, so that a return 15 m along the path counts at 15 m, not at the
 /// end of an earlier segment whose end cap it touches.
@@ -177,33 +208,44 @@ pub fn free_distance_path(
     window: &PathWindow,
     w: f64,
     fp: Footprint,
-    reach_m: f64,
+    bound_m: f64,
 ) -> f64 {
-    let mut best = reach_m;
+    let mut best = bound_m;
     let [x0, y0, x1, y1] = window.bbox;
     let w2 = w * w;
     for (x, y) in points {
         if x < x0 || x > x1 || y < y0 || y > y1 {
             continue;
         }
-        for &(a, b, s0) in &window.segs {
-            let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-            let len2 = ex * ex + ey * ey;
-            let (px, py) = (x - a[0], y - a[1]);
-            let t = (px * ex + py * ey) / len2;
-            let s = if (0.0..=1.0).contains(&t) {
-                let cross = px * ey - py * ex;
-                if cross * cross > w2 * len2 {
-                    continue;
-                }
-                s0 + t * len2.sqrt()
-            } else if t < 0.0 && px * px + py * py <= w2 {
-                s0
-            } else {
+        // The path is at least as long as the chord: a return farther than the best
+        // station found so far (plus the band) cannot be nearer along the path.
+        let lim = best + fp.ahead_m + w;
+        if x * x + y * y > lim * lim {
+            continue;
+        }
+        for &(c, r, start, end) in &window.chunks {
+            if (x - c[0]).powi(2) + (y - c[1]).powi(2) > r * r {
                 continue;
-            };
-            if s >= -fp.behind_m && s - fp.ahead_m < best {
-                best = (s - fp.ahead_m).max(0.0);
+            }
+            for &(a, b, s0) in &window.segs[start..end] {
+                let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+                let len2 = ex * ex + ey * ey;
+                let (px, py) = (x - a[0], y - a[1]);
+                let t = (px * ex + py * ey) / len2;
+                let s = if (0.0..=1.0).contains(&t) {
+                    let cross = px * ey - py * ex;
+                    if cross * cross > w2 * len2 {
+                        continue;
+                    }
+                    s0 + t * len2.sqrt()
+                } else if t < 0.0 && px * px + py * py <= w2 {
+                    s0
+                } else {
+                    continue;
+                };
+                if s >= -fp.behind_m && s - fp.ahead_m < best {
+                    best = (s - fp.ahead_m).max(0.0);
+                }
             }
         }
     }

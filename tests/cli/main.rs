@@ -4,6 +4,7 @@ mod config;
 mod envelope;
 mod man;
 mod plot;
+mod routes;
 
 use assert_cmd::Command;
 

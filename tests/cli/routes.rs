@@ -1,0 +1,113 @@
+//! The shipped routes, driven by the command chain in closed loop with a kinematic
+//! bicycle that follows the command row (speed changes at most 1.5 m/s², the ULC's limit).
+
+use acres::chain::{Chain, ChainInput, Gear, VehicleState};
+use acres::config::Config;
+use acres::envelope::Grip;
+use acres::path::Path;
+use acres::scan::Scan;
+use acres::shield::{Pose, Rule};
+
+fn route(name: &str) -> Path {
+    Path::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/routes")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Drives a route to its end; returns (final pose, largest |lateral offset|, steps).
+fn drive(path: Path) -> (Pose, f64, u64) {
+    let config = Config::builtin();
+    let start = path.point(0);
+    let heading = path.segment_heading(0);
+    let reverse_start = path.direction(0) == acres::path::Direction::Reverse;
+    let mut chain = Chain::new(&config, path, Grip::Unknown).unwrap();
+    let scan = Scan::empty(360);
+    let dt = 0.02;
+    let mut st = VehicleState {
+        pose: Pose {
+            x_m: start.x,
+            y_m: start.y,
+            yaw_rad: heading
+                + if reverse_start {
+                    std::f64::consts::PI
+                } else {
+                    0.0
+                },
+        },
+        speed_mps: 0.0,
+        yaw_rate_rps: 0.0,
+        gear: Gear::High,
+    };
+    let mut worst = 0.0f64;
+    for step in 0..200_000u64 {
+        let row = chain
+            .step(&ChainInput {
+                step,
+                state: st,
+                scan: &scan,
+                proposal: None,
+            })
+            .unwrap();
+        assert!(
+            row.interventions.iter().all(|i| i.rule != Rule::Obstacle),
+            "an empty scan never triggers the obstacle rule"
+        );
+        worst = worst.max(row.lateral_m.abs());
+        if row.finished {
+            return (st.pose, worst, step);
+        }
+        st.gear = row.gear;
+        let dv = (row.speed_mps - st.speed_mps).clamp(-1.5 * dt, 1.5 * dt);
+        st.speed_mps = if row.brake_hold {
+            0.0
+        } else {
+            st.speed_mps + dv
+        };
+        st.pose.x_m += st.speed_mps * st.pose.yaw_rad.cos() * dt;
+        st.pose.y_m += st.speed_mps * st.pose.yaw_rad.sin() * dt;
+        st.yaw_rate_rps = st.speed_mps * row.curvature_per_m;
+        st.pose.yaw_rad += st.yaw_rate_rps * dt;
+    }
+    panic!("never finished");
+}
+
+fn check(name: &str, max_lateral: f64) {
+    let path = route(name);
+    let end = path.point(path.len() - 1);
+    let (pose, worst, steps) = drive(path);
+    let gap = (pose.x_m - end.x).hypot(pose.y_m - end.y);
+    assert!(
+        gap < 0.5,
+        "{name}: stands {gap} m from the end after {steps} steps"
+    );
+    eprintln!("{name}: {steps} steps, {gap:.3} m from the end, {worst:.3} m largest offset");
+    assert!(worst < max_lateral, "{name}: {worst} m off the path");
+}
+
+#[test]
+fn straight_lane_is_driven_to_its_end() {
+    check("straight_lane.json", 0.05);
+}
+
+#[test]
+fn geojson_lane_is_the_same_route() {
+    let a = route("straight_lane.json");
+    let b = route("straight_lane.geojson");
+    assert_eq!(a.len(), b.len());
+    assert_eq!(a.line(), b.line());
+    assert!((0..a.len()).all(|i| a.speed(i) == b.speed(i) && a.class(i) == b.class(i)));
+}
+
+#[test]
+fn field_loop_is_driven_to_its_end() {
+    // Pure pursuit cuts corners by up to about L_d² κ / 8 plus the steering-rate lag.
+    check("field_loop.json", 0.6);
+}
+
+#[test]
+fn yard_route_with_a_reverse_part_is_driven_to_its_end() {
+    check("yard_reverse.json", 0.6);
+}
