@@ -69,6 +69,23 @@ pub struct CorridorConfig {
     pub scan_source: ScanSource,
     /// Whether the simulator crops the scan.
     pub scan_crops: bool,
+    /// Corridor building (an acres extension, default 20 m): lane and verge cells join
+    /// the corridor within this distance of the route.
+    #[serde(default = "default_lane_reach")]
+    pub lane_reach_m: f64,
+    /// Corridor building (an acres extension, default 4 m): cells of other classes join
+    /// within this distance of the route where the route's class at the nearest route
+    /// point is that class.
+    #[serde(default = "default_local_reach")]
+    pub local_reach_m: f64,
+}
+
+fn default_lane_reach() -> f64 {
+    20.0
+}
+
+fn default_local_reach() -> f64 {
+    4.0
 }
 
 /// Block `vehicle` of `control_v1.json` (an acres extension; the reference names no
@@ -421,6 +438,8 @@ impl ControlConfig {
         c.range("corridor.narrow_time_s", k.narrow_time_s, 0.0, 10.0)?;
         c.range("corridor.narrow_floor_m", k.narrow_floor_m, 0.0, 10.0)?;
         c.range("corridor.response_s", k.response_s, 0.0, 10.0)?;
+        c.range("corridor.lane_reach_m", k.lane_reach_m, 0.0, 1000.0)?;
+        c.range("corridor.local_reach_m", k.local_reach_m, 0.0, 1000.0)?;
         let v = &self.vehicle;
         c.positive("vehicle.wheelbase_m", v.wheelbase_m, 20.0)?;
         c.positive("vehicle.length_m", v.length_m, 30.0)?;

@@ -7,6 +7,7 @@
 
 pub mod chain;
 pub mod config;
+pub mod corridor;
 pub mod driver;
 pub mod envelope;
 pub mod io;

@@ -1,0 +1,258 @@
+//! Building a corridor raster from a map and a route (vehicle-software.md "Corridor").
+//!
+//! The rules, with the reaches of `control_v1.json` block `corridor`:
+//! - lane cells (asphalt, concrete, gravel, grass_lane, dirt) and verge cells join within
+//!   `lane_reach_m` of the route;
+//! - cells of another class (grass, field) join within `local_reach_m` of the route, and
+//!   only where the route's class at the nearest route point is that class;
+//! - obstacle and unknown cells never join, nor does anything outside the map.
+//!
+//! The raster covers the route's bounding box grown by the larger reach and the scan
+//! reach `range_m`, on the map's grid. Each cell stores `d_c`, the exact distance from its
+//! centre to the nearest excluded cell's square (or the raster's edge) rounded down to
+//! f32 ([`super::edt`]): a true lower bound.
+
+use super::edt;
+use super::map::{Grid, Map, MapClass};
+use super::raster::Corridor;
+use crate::config::CorridorConfig;
+use crate::path::Path;
+
+/// The code of "the route has no class here" in the nearest-class raster.
+const NO_CLASS: u8 = u8::MAX;
+
+/// Builds the corridor of `path` on `map`; `progress` is told the fraction done.
+pub fn build(
+    map: &Map,
+    path: &Path,
+    cfg: &CorridorConfig,
+    mut progress: impl FnMut(f64),
+) -> Corridor {
+    let m = &map.classes;
+    let res = m.resolution_m;
+    let reach = cfg.lane_reach_m.max(cfg.local_reach_m);
+    let grow = reach + cfg.range_m;
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for i in 0..path.len() {
+        let p = path.point(i);
+        x0 = x0.min(p.x);
+        y0 = y0.min(p.y);
+        x1 = x1.max(p.x);
+        y1 = y1.max(p.y);
+    }
+    // The corridor grid, aligned with the map's cells.
+    let c0 = ((x0 - grow - m.origin_m[0]) / res).floor() as i64;
+    let r0 = ((y0 - grow - m.origin_m[1]) / res).floor() as i64; // from the bottom
+    let c1 = ((x1 + grow - m.origin_m[0]) / res).ceil() as i64;
+    let r1 = ((y1 + grow - m.origin_m[1]) / res).ceil() as i64;
+    let (w, h) = ((c1 - c0) as usize, (r1 - r0) as usize);
+    let origin = [
+        m.origin_m[0] + c0 as f64 * res,
+        m.origin_m[1] + r0 as f64 * res,
+    ];
+    // The map class of corridor cell (i, j) (j from the top).
+    let class_at = |i: usize, j: usize| -> MapClass {
+        let mc = c0 + i as i64;
+        let mr = r0 + (h - 1 - j) as i64; // from the bottom
+        if mc < 0 || mr < 0 || mc >= m.width as i64 || mr >= m.height as i64 {
+            return MapClass::Unknown;
+        }
+        m.cells[(m.height - 1 - mr as usize) * m.width + mc as usize]
+    };
+
+    // The distance to the route and the route's class at the nearest route point, for
+    // the cells within the reach.
+    let mut dist2 = vec![f32::INFINITY; w * h];
+    let mut near_class = vec![NO_CLASS; w * h];
+    let nseg = path.len() - 1;
+    for s in 0..nseg {
+        let a = path.point(s);
+        let b = path.point(s + 1);
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let len2 = ex * ex + ey * ey;
+        let lo_i = (((a.x.min(b.x) - reach - origin[0]) / res).floor().max(0.0)) as usize;
+        let hi_i = (((a.x.max(b.x) + reach - origin[0]) / res).ceil() as usize).min(w);
+        let lo_jb = (((a.y.min(b.y) - reach - origin[1]) / res).floor().max(0.0)) as usize;
+        let hi_jb = (((a.y.max(b.y) + reach - origin[1]) / res).ceil() as usize).min(h);
+        let (ca, cb) = (path.class(s), path.class(s + 1));
+        for jb in lo_jb..hi_jb {
+            let j = h - 1 - jb;
+            let cy = origin[1] + (jb as f64 + 0.5) * res;
+            for i in lo_i..hi_i {
+                let cx = origin[0] + (i as f64 + 0.5) * res;
+                let t = (((cx - a.x) * ex + (cy - a.y) * ey) / len2).clamp(0.0, 1.0);
+                let d2 = ((cx - a.x - ex * t).powi(2) + (cy - a.y - ey * t).powi(2)) as f32;
+                let k = j * w + i;
+                if d2 < dist2[k] {
+                    dist2[k] = d2;
+                    let c = if t < 0.5 { ca } else { cb };
+                    near_class[k] = c.map_or(NO_CLASS, |c| c as u8);
+                }
+            }
+        }
+        if s % 64 == 0 {
+            progress(0.5 * s as f64 / nseg as f64);
+        }
+    }
+
+    let (lane2, local2) = (
+        (cfg.lane_reach_m * cfg.lane_reach_m) as f32,
+        (cfg.local_reach_m * cfg.local_reach_m) as f32,
+    );
+    let joined: Vec<bool> = (0..w * h)
+        .map(|k| {
+            let c = class_at(k % w, k / w);
+            match c {
+                MapClass::Obstacle | MapClass::Unknown => false,
+                MapClass::Verge => dist2[k] <= lane2,
+                c if c.is_lane() => dist2[k] <= lane2,
+                c => {
+                    dist2[k] <= local2
+                        && c.ground().map(|g| g as u8) == Some(near_class[k])
+                }
+            }
+        })
+        .collect();
+    drop(dist2);
+    drop(near_class);
+    progress(0.6);
+    let mut cells = Vec::new();
+    edt::border_distance(w, h, |k| !joined[k], res, &mut cells);
+    progress(1.0);
+    Corridor {
+        grid: Grid {
+            width: w,
+            height: h,
+            resolution_m: res,
+            origin_m: origin,
+            cells,
+        },
+        map: map.name.clone(),
+        route: path.name().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::envelope::GroundClass;
+    use crate::path::{Direction, PathPoint};
+
+    /// A 60 m × 40 m map at 0.5 m: `f(x, y)` gives the class at each cell centre.
+    fn map(f: impl Fn(f64, f64) -> MapClass) -> Map {
+        let (w, h, res) = (120, 80, 0.5);
+        let mut cells = Vec::with_capacity(w * h);
+        for j in 0..h {
+            for i in 0..w {
+                let x = (i as f64 + 0.5) * res;
+                let y = ((h - 1 - j) as f64 + 0.5) * res;
+                cells.push(f(x, y));
+            }
+        }
+        Map {
+            name: "hand-made".into(),
+            classes: Grid {
+                width: w,
+                height: h,
+                resolution_m: res,
+                origin_m: [0.0, 0.0],
+                cells,
+            },
+            elevation: None,
+        }
+    }
+
+    /// A route east along y = 20 from x = 10 to x = 50 on `class`.
+    fn route(class: GroundClass) -> Path {
+        let pts: Vec<PathPoint> = (0..=80)
+            .map(|i| PathPoint {
+                x: 10.0 + i as f64 * 0.5,
+                y: 20.0,
+                speed_mps: 3.0,
+                class: Some(class),
+                direction: Direction::Forward,
+            })
+            .collect();
+        Path::new("east", &pts).unwrap()
+    }
+
+    fn cfg() -> CorridorConfig {
+        Config::builtin().control.corridor
+    }
+
+    #[test]
+    fn a_field_route_keeps_to_its_local_reach() {
+        let m = map(|_, _| MapClass::Field);
+        let c = build(&m, &route(GroundClass::Field), &cfg(), |_| {});
+        // On the route, the nearest excluded ground is local_reach (4 m) to the side.
+        let d = c.query(30.0, 20.0);
+        // The query loses at most one cell diagonal (0.71 m at 0.5 m).
+        assert!(d <= 4.0 && d > 4.0 - 0.71, "{d}");
+        // 6 m to the side is outside the corridor.
+        assert!(c.query(30.0, 26.0) <= 0.0);
+    }
+
+    #[test]
+    fn a_lane_route_past_a_field_does_not_take_the_field() {
+        // A gravel lane 6 m wide along y = 17..23, a field north of it.
+        let m = map(|_, y| {
+            if (17.0..23.0).contains(&y) {
+                MapClass::Gravel
+            } else if y >= 23.0 {
+                MapClass::Field
+            } else {
+                MapClass::Verge
+            }
+        });
+        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {});
+        // North the field starts 3 m from the route; south the verge joins to 20 m.
+        let d = c.query(30.0, 20.0);
+        assert!(d <= 3.0 && d > 2.6, "{d}");
+        assert!(c.query(30.0, 23.5) <= 0.0);
+        assert!(c.query(30.0, 10.0) > 5.0);
+    }
+
+    #[test]
+    fn an_obstacle_inside_the_reach_is_excluded() {
+        let m = map(|x, y| {
+            if (29.0..31.0).contains(&x) && (21.0..22.0).contains(&y) {
+                MapClass::Obstacle
+            } else {
+                MapClass::Gravel
+            }
+        });
+        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {});
+        let d = c.query(30.0, 20.0);
+        assert!(d <= 1.0 && d > 0.6, "{d}");
+        assert!(c.query(30.0, 21.5) <= 0.0);
+        // The raster covers the route's box grown by 20 m + 40 m, clipped nowhere: the
+        // map ends at 40 m north, so beyond it is excluded.
+        assert!(c.query(30.0, 40.5) <= 0.0);
+        let g = &c.grid;
+        assert!(g.origin_m[0] <= 10.0 - 60.0 && g.origin_m[1] <= 20.0 - 60.0);
+    }
+
+    #[test]
+    fn no_stored_value_exceeds_its_f64_value() {
+        let m = map(|x, y| {
+            if ((x - 33.3).powi(2) + (y - 18.1).powi(2)) < 4.0 {
+                MapClass::Obstacle
+            } else {
+                MapClass::Grass
+            }
+        });
+        let c = build(&m, &route(GroundClass::Grass), &cfg(), |_| {});
+        let mut out = Vec::new();
+        // Recompute in f64 and compare.
+        let g = &c.grid;
+        let f64_cells = {
+            let ex: Vec<bool> = c.grid.cells.iter().map(|&d| d == 0.0).collect();
+            edt::border_distance_with(g.width, g.height, |k| ex[k], &mut out, |d2| d2 as f32);
+            out.iter().map(|&d2| (d2 as f64).sqrt() * g.resolution_m).collect::<Vec<_>>()
+        };
+        for (s, e) in g.cells.iter().zip(&f64_cells) {
+            assert!((*s as f64) <= *e);
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! The map: a ground-class raster with its georeference, in the spirit of the ROS
+//! map_server convention (a YAML manifest beside a PGM), here a JSON manifest beside an
+//! 8-bit PNG of class indices, and optionally a 16-bit PNG of elevation.
+//!
+//! ```json
+//! {"name": "farm", "image": "classes.png", "resolution_m": 0.25,
+//!  "origin_m": [0.0, 0.0],
+//!  "legend": {"0": "unknown", "1": "asphalt", "9": "obstacle"},
+//!  "elevation": {"image": "elevation.png", "resolution_m": 4.0, "origin_m": [0.0, 0.0],
+//!                "scale_m": 0.01, "offset_m": 100.0}}
+//! ```
+//!
+//! `origin_m` is the world position (x east, y north) of the raster's lower-left corner;
+//! image row 0 is the north edge. Elevation = `offset_m + scale_m × pixel`.
+
+use crate::envelope::GroundClass;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path as FsPath, PathBuf};
+
+/// A class of the map raster: the ground classes of the envelope and three more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MapClass {
+    Asphalt,
+    Concrete,
+    Gravel,
+    GrassLane,
+    Dirt,
+    Grass,
+    Field,
+    /// The strip beside a lane: drivable in an emergency, never a route's own class.
+    Verge,
+    /// Buildings, trees, water, fences: never part of a corridor.
+    Obstacle,
+    /// Ground of no known class.
+    Unknown,
+}
+
+impl MapClass {
+    /// Every class, in the order of the legend of the shipped maps.
+    pub const ALL: [MapClass; 10] = [
+        MapClass::Unknown,
+        MapClass::Asphalt,
+        MapClass::Concrete,
+        MapClass::Gravel,
+        MapClass::GrassLane,
+        MapClass::Dirt,
+        MapClass::Grass,
+        MapClass::Field,
+        MapClass::Verge,
+        MapClass::Obstacle,
+    ];
+
+    /// The ground class of the envelope, where the map class is one.
+    pub fn ground(self) -> Option<GroundClass> {
+        Some(match self {
+            MapClass::Asphalt => GroundClass::Asphalt,
+            MapClass::Concrete => GroundClass::Concrete,
+            MapClass::Gravel => GroundClass::Gravel,
+            MapClass::GrassLane => GroundClass::GrassLane,
+            MapClass::Dirt => GroundClass::Dirt,
+            MapClass::Grass => GroundClass::Grass,
+            MapClass::Field => GroundClass::Field,
+            _ => return None,
+        })
+    }
+
+    /// Roads and lanes (the envelope's 7.8 m/s classes): asphalt, concrete, gravel,
+    /// grass_lane and dirt.
+    pub fn is_lane(self) -> bool {
+        matches!(
+            self,
+            MapClass::Asphalt
+                | MapClass::Concrete
+                | MapClass::Gravel
+                | MapClass::GrassLane
+                | MapClass::Dirt
+        )
+    }
+
+    /// The name in manifests.
+    pub fn name(self) -> &'static str {
+        match self {
+            MapClass::Asphalt => "asphalt",
+            MapClass::Concrete => "concrete",
+            MapClass::Gravel => "gravel",
+            MapClass::GrassLane => "grass_lane",
+            MapClass::Dirt => "dirt",
+            MapClass::Grass => "grass",
+            MapClass::Field => "field",
+            MapClass::Verge => "verge",
+            MapClass::Obstacle => "obstacle",
+            MapClass::Unknown => "unknown",
+        }
+    }
+}
+
+/// The elevation block of a manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElevationManifest {
+    pub image: PathBuf,
+    pub resolution_m: f64,
+    pub origin_m: [f64; 2],
+    pub scale_m: f64,
+    pub offset_m: f64,
+}
+
+/// A map manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapManifest {
+    #[serde(default)]
+    pub name: String,
+    /// The class image, relative to the manifest.
+    pub image: PathBuf,
+    /// The size of a cell, m.
+    pub resolution_m: f64,
+    /// The world position of the lower-left corner, m.
+    pub origin_m: [f64; 2],
+    /// Pixel value (as a string key, JSON's only kind) → class.
+    pub legend: BTreeMap<String, MapClass>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elevation: Option<ElevationManifest>,
+}
+
+/// An error of reading a map; it names the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct MapError {
+    pub file: String,
+    pub message: String,
+}
+
+fn err(file: &FsPath, message: impl Into<String>) -> MapError {
+    MapError {
+        file: file.display().to_string(),
+        message: message.into(),
+    }
+}
+
+/// A georeferenced raster of any cell type: row 0 is the north edge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid<T> {
+    pub width: usize,
+    pub height: usize,
+    pub resolution_m: f64,
+    /// The world position of the lower-left corner.
+    pub origin_m: [f64; 2],
+    pub cells: Vec<T>,
+}
+
+impl<T: Copy> Grid<T> {
+    /// The cell (column, row) holding a world point, where it is inside.
+    pub fn cell_of(&self, x: f64, y: f64) -> Option<(usize, usize)> {
+        let u = (x - self.origin_m[0]) / self.resolution_m;
+        let v = (y - self.origin_m[1]) / self.resolution_m;
+        if !(u >= 0.0 && v >= 0.0) {
+            return None;
+        }
+        let (i, jb) = (u as usize, v as usize);
+        if i >= self.width || jb >= self.height {
+            return None;
+        }
+        Some((i, self.height - 1 - jb))
+    }
+
+    /// The world position of a cell's centre.
+    pub fn centre(&self, col: usize, row: usize) -> (f64, f64) {
+        (
+            self.origin_m[0] + (col as f64 + 0.5) * self.resolution_m,
+            self.origin_m[1] + ((self.height - 1 - row) as f64 + 0.5) * self.resolution_m,
+        )
+    }
+
+    /// The value at a world point, where it is inside.
+    pub fn at(&self, x: f64, y: f64) -> Option<T> {
+        self.cell_of(x, y)
+            .map(|(i, j)| self.cells[j * self.width + i])
+    }
+}
+
+/// A loaded map: the classes, and the elevation where the manifest has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Map {
+    pub name: String,
+    pub classes: Grid<MapClass>,
+    pub elevation: Option<Grid<f32>>,
+}
+
+fn read_png(path: &FsPath) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
+    let file = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
+    let dec = png::Decoder::new(std::io::BufReader::new(file));
+    let mut reader = dec.read_info().map_err(|e| err(path, e.to_string()))?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| err(path, "the image is too large"))?;
+    let mut buf = vec![0; size];
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| err(path, e.to_string()))?;
+    buf.truncate(info.buffer_size());
+    Ok((info, buf))
+}
+
+impl Map {
+    /// Loads a map from its manifest.
+    pub fn load(manifest_path: &FsPath) -> Result<Map, MapError> {
+        let text =
+            std::fs::read_to_string(manifest_path).map_err(|e| err(manifest_path, e.to_string()))?;
+        let de = &mut serde_json::Deserializer::from_str(&text);
+        let m: MapManifest = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            err(manifest_path, format!("key `{key}`: {}", e.into_inner()))
+        })?;
+        let dir = manifest_path.parent().unwrap_or(FsPath::new("."));
+        if !(m.resolution_m.is_finite() && m.resolution_m > 0.0) {
+            return Err(err(manifest_path, "key `resolution_m`: must be a positive number"));
+        }
+        if !m.origin_m.iter().all(|v| v.is_finite()) {
+            return Err(err(manifest_path, "key `origin_m`: must be finite numbers"));
+        }
+        let mut lut: [Option<MapClass>; 256] = [None; 256];
+        for (k, c) in &m.legend {
+            let v: u8 = k
+                .parse()
+                .map_err(|_| err(manifest_path, format!("key `legend.{k}`: not a pixel value 0 to 255")))?;
+            lut[v as usize] = Some(*c);
+        }
+        let img = dir.join(&m.image);
+        let (info, buf) = read_png(&img)?;
+        if info.color_type != png::ColorType::Grayscale || info.bit_depth != png::BitDepth::Eight {
+            return Err(err(&img, "the class image must be 8-bit grayscale"));
+        }
+        let (w, h) = (info.width as usize, info.height as usize);
+        let mut cells = Vec::with_capacity(w * h);
+        for (i, &p) in buf.iter().enumerate() {
+            match lut[p as usize] {
+                Some(c) => cells.push(c),
+                None => {
+                    return Err(err(
+                        &img,
+                        format!(
+                            "pixel ({}, {}) has the value {p}, which the legend does not name",
+                            i % w,
+                            i / w
+                        ),
+                    ));
+                }
+            }
+        }
+        let classes = Grid {
+            width: w,
+            height: h,
+            resolution_m: m.resolution_m,
+            origin_m: m.origin_m,
+            cells,
+        };
+        let elevation = match &m.elevation {
+            None => None,
+            Some(e) => {
+                let path = dir.join(&e.image);
+                let (info, buf) = read_png(&path)?;
+                if info.color_type != png::ColorType::Grayscale
+                    || info.bit_depth != png::BitDepth::Sixteen
+                {
+                    return Err(err(&path, "the elevation image must be 16-bit grayscale"));
+                }
+                let cells = buf
+                    .chunks_exact(2)
+                    .map(|b| (e.offset_m + e.scale_m * u16::from_be_bytes([b[0], b[1]]) as f64) as f32)
+                    .collect();
+                Some(Grid {
+                    width: info.width as usize,
+                    height: info.height as usize,
+                    resolution_m: e.resolution_m,
+                    origin_m: e.origin_m,
+                    cells,
+                })
+            }
+        };
+        Ok(Map {
+            name: if m.name.is_empty() {
+                manifest_path.display().to_string()
+            } else {
+                m.name
+            },
+            classes,
+            elevation,
+        })
+    }
+}
