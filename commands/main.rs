@@ -2,6 +2,7 @@
 //! with its clap arguments and a `run` that calls the library and renders the result.
 
 mod config;
+mod corridor;
 mod envelope;
 mod man;
 mod output;
@@ -63,6 +64,7 @@ impl Global {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Envelope(envelope::Args),
+    Corridor(corridor::Args),
     Config(config::Args),
     Plot(plot::Args),
     Man(man::Args),
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Envelope(a) => envelope::run(a, &cli.global),
+        Command::Corridor(a) => corridor::run(a, &cli.global),
         Command::Config(a) => config::run(a, &cli.global),
         Command::Plot(a) => plot::run(a, &cli.global),
         Command::Man(a) => man::run(a, &cli.global),

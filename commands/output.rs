@@ -15,6 +15,22 @@ pub enum Format {
     Csv,
 }
 
+/// A progress bar on stderr, hidden when stderr is not a terminal or with `--quiet`.
+pub fn progress(global: &crate::Global, len: u64, what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if global.quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {percent:>3}% {elapsed}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_string());
+    bar
+}
+
 /// Writes `text` to stdout.
 pub fn print(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();

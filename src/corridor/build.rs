@@ -32,7 +32,12 @@ pub fn build(
     let res = m.resolution_m;
     let reach = cfg.lane_reach_m.max(cfg.local_reach_m);
     let grow = reach + cfg.range_m;
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let (mut x0, mut y0, mut x1, mut y1) = (
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    );
     for i in 0..path.len() {
         let p = path.point(i);
         x0 = x0.min(p.x);
@@ -106,10 +111,7 @@ pub fn build(
                 MapClass::Obstacle | MapClass::Unknown => false,
                 MapClass::Verge => dist2[k] <= lane2,
                 c if c.is_lane() => dist2[k] <= lane2,
-                c => {
-                    dist2[k] <= local2
-                        && c.ground().map(|g| g as u8) == Some(near_class[k])
-                }
+                c => dist2[k] <= local2 && c.ground().map(|g| g as u8) == Some(near_class[k]),
             }
         })
         .collect();
@@ -249,7 +251,9 @@ mod tests {
         let f64_cells = {
             let ex: Vec<bool> = c.grid.cells.iter().map(|&d| d == 0.0).collect();
             edt::border_distance_with(g.width, g.height, |k| ex[k], &mut out, |d2| d2 as f32);
-            out.iter().map(|&d2| (d2 as f64).sqrt() * g.resolution_m).collect::<Vec<_>>()
+            out.iter()
+                .map(|&d2| (d2 as f64).sqrt() * g.resolution_m)
+                .collect::<Vec<_>>()
         };
         for (s, e) in g.cells.iter().zip(&f64_cells) {
             assert!((*s as f64) <= *e);

@@ -189,9 +189,8 @@ pub struct Map {
     pub elevation: Option<Grid<f32>>,
 }
 
-fn read_png(path: &FsPath) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
-    let file = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
-    let dec = png::Decoder::new(std::io::BufReader::new(file));
+fn read_png(path: &FsPath, bytes: Vec<u8>) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
+    let dec = png::Decoder::new(std::io::Cursor::new(bytes));
     let mut reader = dec.read_info().map_err(|e| err(path, e.to_string()))?;
     let size = reader
         .output_buffer_size()
@@ -205,31 +204,82 @@ fn read_png(path: &FsPath) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
 }
 
 impl Map {
-    /// Loads a map from its manifest.
+    /// Loads a map from its manifest; the images are read relative to it.
     pub fn load(manifest_path: &FsPath) -> Result<Map, MapError> {
-        let text =
-            std::fs::read_to_string(manifest_path).map_err(|e| err(manifest_path, e.to_string()))?;
-        let de = &mut serde_json::Deserializer::from_str(&text);
+        let text = std::fs::read_to_string(manifest_path)
+            .map_err(|e| err(manifest_path, e.to_string()))?;
+        Map::from_manifest(manifest_path, &text, |p| {
+            std::fs::read(p).map_err(|e| err(p, e.to_string()))
+        })
+    }
+
+    /// The shipped farm map (`data/maps/farm/`), built into the binary.
+    pub fn builtin_farm() -> Map {
+        let text = include_str!("../../data/maps/farm/farm.json");
+        Map::from_manifest(FsPath::new("data/maps/farm/farm.json"), text, |p| {
+            match p.file_name().and_then(|n| n.to_str()) {
+                Some("classes.png") => {
+                    Ok(include_bytes!("../../data/maps/farm/classes.png").to_vec())
+                }
+                Some("elevation.png") => {
+                    Ok(include_bytes!("../../data/maps/farm/elevation.png").to_vec())
+                }
+                _ => Err(err(p, "not a file of the shipped map")),
+            }
+        })
+        .expect("the shipped map is valid")
+    }
+
+    /// Parses a manifest (named `manifest_path` in errors) whose images `read` gives.
+    pub fn from_manifest(
+        manifest_path: &FsPath,
+        text: &str,
+        read: impl Fn(&FsPath) -> Result<Vec<u8>, MapError>,
+    ) -> Result<Map, MapError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
         let m: MapManifest = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             err(manifest_path, format!("key `{key}`: {}", e.into_inner()))
         })?;
         let dir = manifest_path.parent().unwrap_or(FsPath::new("."));
         if !(m.resolution_m.is_finite() && m.resolution_m > 0.0) {
-            return Err(err(manifest_path, "key `resolution_m`: must be a positive number"));
+            return Err(err(
+                manifest_path,
+                "key `resolution_m`: must be a positive number",
+            ));
+        }
+        if let Some(e) = &m.elevation {
+            if !(e.resolution_m.is_finite() && e.resolution_m > 0.0) {
+                return Err(err(
+                    manifest_path,
+                    "key `elevation.resolution_m`: must be a positive number",
+                ));
+            }
+            if !(e.scale_m.is_finite()
+                && e.offset_m.is_finite()
+                && e.origin_m.iter().all(|v| v.is_finite()))
+            {
+                return Err(err(
+                    manifest_path,
+                    "key `elevation`: scale_m, offset_m and origin_m must be finite",
+                ));
+            }
         }
         if !m.origin_m.iter().all(|v| v.is_finite()) {
             return Err(err(manifest_path, "key `origin_m`: must be finite numbers"));
         }
         let mut lut: [Option<MapClass>; 256] = [None; 256];
         for (k, c) in &m.legend {
-            let v: u8 = k
-                .parse()
-                .map_err(|_| err(manifest_path, format!("key `legend.{k}`: not a pixel value 0 to 255")))?;
+            let v: u8 = k.parse().map_err(|_| {
+                err(
+                    manifest_path,
+                    format!("key `legend.{k}`: not a pixel value 0 to 255"),
+                )
+            })?;
             lut[v as usize] = Some(*c);
         }
         let img = dir.join(&m.image);
-        let (info, buf) = read_png(&img)?;
+        let (info, buf) = read_png(&img, read(&img)?)?;
         if info.color_type != png::ColorType::Grayscale || info.bit_depth != png::BitDepth::Eight {
             return Err(err(&img, "the class image must be 8-bit grayscale"));
         }
@@ -261,7 +311,7 @@ impl Map {
             None => None,
             Some(e) => {
                 let path = dir.join(&e.image);
-                let (info, buf) = read_png(&path)?;
+                let (info, buf) = read_png(&path, read(&path)?)?;
                 if info.color_type != png::ColorType::Grayscale
                     || info.bit_depth != png::BitDepth::Sixteen
                 {
@@ -269,7 +319,9 @@ impl Map {
                 }
                 let cells = buf
                     .chunks_exact(2)
-                    .map(|b| (e.offset_m + e.scale_m * u16::from_be_bytes([b[0], b[1]]) as f64) as f32)
+                    .map(|b| {
+                        (e.offset_m + e.scale_m * u16::from_be_bytes([b[0], b[1]]) as f64) as f32
+                    })
                     .collect();
                 Some(Grid {
                     width: info.width as usize,
@@ -289,5 +341,49 @@ impl Map {
             classes,
             elevation,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_farm_loads_with_its_classes_and_elevation() {
+        let m = Map::builtin_farm();
+        assert_eq!((m.classes.width, m.classes.height), (8192, 6144));
+        assert_eq!(m.classes.resolution_m, 0.25);
+        // The public road at y = 200, the yard, the barn, the pond, a field.
+        assert_eq!(m.classes.at(100.0, 200.0), Some(MapClass::Asphalt));
+        assert_eq!(m.classes.at(910.0, 260.0), Some(MapClass::Concrete));
+        assert_eq!(m.classes.at(930.0, 300.0), Some(MapClass::Obstacle));
+        assert_eq!(m.classes.at(1300.0, 520.0), Some(MapClass::Obstacle));
+        assert_eq!(m.classes.at(600.0, 1000.0), Some(MapClass::Field));
+        assert_eq!(m.classes.at(960.0, 600.0), Some(MapClass::Gravel));
+        assert_eq!(m.classes.at(5000.0, 0.0), None);
+        let e = m.elevation.as_ref().unwrap();
+        let z = e.at(1000.0, 200.0).unwrap();
+        assert!((z - 102.0).abs() < 0.1, "{z}");
+    }
+
+    #[test]
+    fn bad_manifests_and_images_are_refused() {
+        let farm = include_str!("../../data/maps/farm/farm.json");
+        let read = |_: &FsPath| Ok(include_bytes!("../../data/maps/farm/classes.png").to_vec());
+        let no_legend = farm.replace("\"9\": \"obstacle\"", "\"19\": \"obstacle\"");
+        let e = Map::from_manifest(FsPath::new("m.json"), &no_legend, read)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("classes.png") && e.contains("value 9"), "{e}");
+        let bad_res = farm.replace("\"resolution_m\": 0.25", "\"resolution_m\": -1");
+        let e = Map::from_manifest(FsPath::new("m.json"), &bad_res, read)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("m.json") && e.contains("resolution_m"), "{e}");
+        let unknown = farm.replacen("\"name\"", "\"nmae\"", 1);
+        let e = Map::from_manifest(FsPath::new("m.json"), &unknown, read)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nmae"), "{e}");
     }
 }

@@ -45,7 +45,11 @@ pub enum CorridorFileError {
     #[error("{file}: version {found}, this acres reads version {VERSION}")]
     Version { file: String, found: u32 },
     #[error("{file}: truncated: {len} bytes, the header asks for {want}")]
-    Truncated { file: String, len: usize, want: usize },
+    Truncated {
+        file: String,
+        len: usize,
+        want: usize,
+    },
     #[error("{file}: corrupted: the checksum is {found:08x}, the content gives {want:08x}")]
     Checksum { file: String, found: u32, want: u32 },
     #[error("{file}: bad header: {what}")]
@@ -257,7 +261,10 @@ mod tests {
     fn truth(c: &Corridor, ex: &[bool], x: f64, y: f64) -> f64 {
         let g = &c.grid;
         let (x0, y0) = (g.origin_m[0], g.origin_m[1]);
-        let (x1, y1) = (x0 + g.width as f64 * g.resolution_m, y0 + g.height as f64 * g.resolution_m);
+        let (x1, y1) = (
+            x0 + g.width as f64 * g.resolution_m,
+            y0 + g.height as f64 * g.resolution_m,
+        );
         if x <= x0 || x >= x1 || y <= y0 || y >= y1 {
             return 0.0;
         }
@@ -320,17 +327,23 @@ mod tests {
     fn bad_files_are_refused_with_what_is_wrong() {
         let ex = vec![false; 30];
         let b = corridor_of(6, 5, &ex, 0.5).to_bytes();
-        let e = Corridor::from_bytes("c.acor", &b[..b.len() - 10]).unwrap_err().to_string();
+        let e = Corridor::from_bytes("c.acor", &b[..b.len() - 10])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("c.acor") && e.contains("truncated"), "{e}");
         let mut bad = b.clone();
         bad[80] ^= 0x40;
-        let e = Corridor::from_bytes("c.acor", &bad).unwrap_err().to_string();
+        let e = Corridor::from_bytes("c.acor", &bad)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("corrupted"), "{e}");
         let mut v2 = b.clone();
         v2[8] = 2;
         let e = Corridor::from_bytes("c.acor", &v2).unwrap_err().to_string();
         assert!(e.contains("version 2"), "{e}");
-        let e = Corridor::from_bytes("c.acor", b"PNG....").unwrap_err().to_string();
+        let e = Corridor::from_bytes("c.acor", b"PNG....")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("bad magic"), "{e}");
         let mut long = b.clone();
         long.push(0);

@@ -1,6 +1,7 @@
 //! The `acres` binary run as a user runs it. One test target, one module per subcommand.
 
 mod config;
+mod corridor;
 mod envelope;
 mod man;
 mod plot;

@@ -1,8 +1,12 @@
-//! Writes the shipped routes of `data/routes/`: `cargo run --example make_routes`.
+//! Writes the shipped data: the routes of `data/routes/` and the farm map of
+//! `data/maps/farm/` with its routes: `cargo run --release --example make_data`.
 //!
 //! Each route is built from straight lines and circular arcs at 0.5 m spacing, with the
 //! speed profile capped by the corner rule (v² κ ≤ 1.5 m/s², less 10 %) and the class
-//! speed command of the shipped envelope.
+//! speed command of the shipped envelope. The farm is drawn from a list of shapes
+//! (rectangles, capsules along polylines, ellipses) in order of priority.
+
+mod farm;
 
 use acres::config::Config;
 use acres::envelope::GroundClass;
@@ -12,7 +16,7 @@ use std::f64::consts::{FRAC_PI_2, PI};
 const STEP_M: f64 = 0.5;
 
 /// A route under construction: a pen with a position and a heading.
-struct Pen {
+pub struct Pen {
     x: f64,
     y: f64,
     heading: f64,
@@ -20,7 +24,7 @@ struct Pen {
 }
 
 impl Pen {
-    fn new(x: f64, y: f64, heading: f64) -> Pen {
+    pub fn new(x: f64, y: f64, heading: f64) -> Pen {
         Pen {
             x,
             y,
@@ -51,7 +55,7 @@ impl Pen {
     }
 
     /// A straight line of `len` m (the start point is drawn, the end is not).
-    fn line(&mut self, len: f64, speed: f64, class: GroundClass, dir: Direction) {
+    pub fn line(&mut self, len: f64, speed: f64, class: GroundClass, dir: Direction) {
         let n = (len / STEP_M).round() as usize;
         let sign = dir.sign();
         for _ in 0..n {
@@ -62,7 +66,7 @@ impl Pen {
     }
 
     /// An arc of `angle` radians (positive left) on the radius `r` m.
-    fn arc(&mut self, r: f64, angle: f64, speed: f64, class: GroundClass, dir: Direction) {
+    pub fn arc(&mut self, r: f64, angle: f64, speed: f64, class: GroundClass, dir: Direction) {
         let len = r * angle.abs();
         let n = (len / STEP_M).round().max(1.0) as usize;
         let dth = angle / n as f64;
@@ -79,7 +83,7 @@ impl Pen {
     }
 
     /// The last point, with speed 0.
-    fn end(mut self, class: GroundClass, dir: Direction) -> Vec<PathPoint> {
+    pub fn end(mut self, class: GroundClass, dir: Direction) -> Vec<PathPoint> {
         self.push(0.0, class, dir, 0.0);
         self.points
     }
@@ -89,7 +93,7 @@ fn round(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-fn write(name: &str, title: &str, points: Vec<PathPoint>) {
+pub fn write(name: &str, title: &str, points: Vec<PathPoint>) {
     Path::new(name, &points).expect("a valid route");
     let file = RouteFile {
         name: title.to_string(),
@@ -108,6 +112,12 @@ fn write(name: &str, title: &str, points: Vec<PathPoint>) {
 }
 
 fn main() {
+    routes();
+    farm::write_map();
+    farm::routes();
+}
+
+fn routes() {
     use Direction::{Forward, Reverse};
     use GroundClass::*;
 

@@ -1,0 +1,304 @@
+//! `acres corridor`: corridor rasters from the map's ground-class raster and a route
+//! (vehicle-software.md "Corridor").
+
+use crate::Global;
+use crate::output::{self, Format, f2};
+use acres::corridor::{self, Corridor, Map};
+use acres::path::Path;
+use anyhow::{Context, anyhow, bail};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Build, query and inspect corridor rasters: each cell a lower bound of the distance
+/// from its centre to ground the vehicle must not enter.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    Build(BuildArgs),
+    Query(QueryArgs),
+    Info(InfoArgs),
+}
+
+/// Build the corridor raster of a route on a map.
+///
+/// Lane cells (asphalt, concrete, gravel, grass_lane, dirt) and verge cells join within
+/// corridor.lane_reach_m of the route; cells of other classes join within
+/// corridor.local_reach_m where the route's class at the nearest route point is that
+/// class; obstacle and unknown cells never join. The raster covers the route's bounding
+/// box grown by the larger reach and the scan reach corridor.range_m, at the map's
+/// resolution. Each cell stores d_c, the exact distance from its centre to the nearest
+/// excluded cell's square or the raster's edge, rounded down to f32: a true lower bound.
+/// The file is written atomically.
+#[derive(Debug, clap::Args)]
+struct BuildArgs {
+    /// The map manifest (JSON); default: the shipped farm map (data/maps/farm/farm.json).
+    #[arg(long, value_name = "FILE")]
+    map: Option<PathBuf>,
+    /// The route (acres route JSON or GeoJSON); default: the shipped
+    /// data/routes/farm_yard_to_east_lane.json.
+    #[arg(long, value_name = "FILE")]
+    route: Option<PathBuf>,
+    /// The corridor file to write.
+    #[arg(long, short, value_name = "FILE")]
+    out: PathBuf,
+    /// Also draw the classes, the corridor and d_c as a colour ramp with a legend (PNG).
+    #[arg(long, value_name = "FILE.png")]
+    image: Option<PathBuf>,
+}
+
+/// Print d(p) = max_c (d_c − ‖p − c‖) at points, in metres.
+///
+/// c runs over the four cells whose centres surround p. d(p) is a lower bound of the
+/// distance from p to excluded ground, within one cell diagonal of it; a point outside
+/// the raster or on excluded ground gives a value ≤ 0.
+#[derive(Debug, clap::Args)]
+struct QueryArgs {
+    /// The corridor file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// A point X,Y in the world frame, m (repeatable).
+    #[arg(long = "at", value_name = "X,Y", value_parser = parse_xy, allow_hyphen_values = true)]
+    at: Vec<(f64, f64)>,
+    /// A CSV file of points with the columns x and y (a header row).
+    #[arg(long, value_name = "FILE.csv")]
+    points: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+/// Print the header of a corridor file and a summary of its cells.
+#[derive(Debug, clap::Args)]
+struct InfoArgs {
+    /// The corridor file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Output format: `table` or `json`.
+    #[arg(long, value_parser = ["table", "json"], default_value = "table")]
+    format: String,
+}
+
+fn parse_xy(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s
+        .split_once(',')
+        .ok_or_else(|| format!("`{s}` is not X,Y"))?;
+    let num = |t: &str| -> Result<f64, String> {
+        let v: f64 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{t}` is not a number"))?;
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(format!("`{t}` is not finite"))
+        }
+    };
+    Ok((num(a)?, num(b)?))
+}
+
+const DEFAULT_ROUTE: &str = include_str!("../data/routes/farm_yard_to_east_lane.json");
+
+pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
+    match args.command {
+        Sub::Build(a) => build(a, global),
+        Sub::Query(a) => query(a),
+        Sub::Info(a) => info(a),
+    }
+}
+
+fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
+    let config = global.load_config()?;
+    let t0 = Instant::now();
+    let map = match &a.map {
+        Some(p) => Map::load(p)?,
+        None => Map::builtin_farm(),
+    };
+    let route = match &a.route {
+        Some(p) => Path::load(p)?,
+        None => Path::from_json_str("data/routes/farm_yard_to_east_lane.json", DEFAULT_ROUTE)?,
+    };
+    if let Some(img) = &a.image {
+        acres::plot::ImageFormat::from_path(img)
+            .ok()
+            .filter(|f| *f == acres::plot::ImageFormat::Png)
+            .ok_or_else(|| anyhow!("{}: the image must be a .png file", img.display()))?;
+    }
+    let bar = crate::output::progress(global, 1000, "building corridor");
+    let c = corridor::build(&map, &route, &config.control.corridor, |f| {
+        bar.set_position((f * 1000.0) as u64)
+    });
+    bar.finish_and_clear();
+    c.save(&a.out)?;
+    let g = &c.grid;
+    let inside = g.cells.iter().filter(|&&d| d > 0.0).count();
+    global.status(&format!(
+        "wrote {}: {} × {} cells at {} m, {:.1} % in the corridor, {:.2} s",
+        a.out.display(),
+        g.width,
+        g.height,
+        g.resolution_m,
+        100.0 * inside as f64 / g.cells.len() as f64,
+        t0.elapsed().as_secs_f64()
+    ));
+    if let Some(img) = &a.image {
+        let bytes = acres::plot::corridor_image(&c, &map, Some(&route))?;
+        output::write_output(img, &bytes)?;
+        global.status(&format!("wrote {}", img.display()));
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct Point {
+    x: f64,
+    y: f64,
+    d_m: f64,
+}
+
+fn read_points(path: &PathBuf) -> anyhow::Result<Vec<(f64, f64)>> {
+    let mut r =
+        csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    let headers = r.headers()?.clone();
+    let col = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim() == name)
+            .ok_or_else(|| anyhow!("{}: no column `{name}` in the header", path.display()))
+    };
+    let (ix, iy) = (col("x")?, col("y")?);
+    let mut out = Vec::new();
+    for (k, rec) in r.records().enumerate() {
+        let line = k + 2;
+        let rec = rec.with_context(|| format!("{}: line {line}", path.display()))?;
+        let num = |i: usize| -> anyhow::Result<f64> {
+            let t = rec.get(i).unwrap_or("");
+            let v: f64 = t
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("{}: line {line}: `{t}` is not a number", path.display()))?;
+            if !v.is_finite() {
+                bail!("{}: line {line}: `{t}` is not finite", path.display());
+            }
+            Ok(v)
+        };
+        out.push((num(ix)?, num(iy)?));
+    }
+    Ok(out)
+}
+
+fn query(a: QueryArgs) -> anyhow::Result<()> {
+    let c = Corridor::load(&a.file)?;
+    let mut pts = a.at.clone();
+    if let Some(p) = &a.points {
+        pts.extend(read_points(p)?);
+    }
+    if pts.is_empty() {
+        bail!("no points: give --at X,Y or --points FILE.csv");
+    }
+    let rows: Vec<Point> = pts
+        .iter()
+        .map(|&(x, y)| Point {
+            x,
+            y,
+            d_m: c.query(x, y),
+        })
+        .collect();
+    match a.format {
+        Format::Json => output::print_json(&rows),
+        Format::Csv => {
+            let mut recs = vec![vec!["x".to_string(), "y".into(), "d_m".into()]];
+            recs.extend(
+                rows.iter()
+                    .map(|r| vec![r.x.to_string(), r.y.to_string(), r.d_m.to_string()]),
+            );
+            output::print_csv(&recs)
+        }
+        Format::Table => {
+            let mut recs = vec![vec!["x".to_string(), "y".into(), "d (m)".into()]];
+            recs.extend(rows.iter().map(|r| vec![f2(r.x), f2(r.y), f2(r.d_m)]));
+            output::print(&output::table(&recs))
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Info {
+    file: String,
+    version: u32,
+    map: String,
+    route: String,
+    width: usize,
+    height: usize,
+    resolution_m: f64,
+    origin_m: [f64; 2],
+    corridor_cells: usize,
+    max_d_m: f64,
+    mean_d_in_corridor_m: f64,
+}
+
+fn info(a: InfoArgs) -> anyhow::Result<()> {
+    let c = Corridor::load(&a.file)?;
+    let g = &c.grid;
+    let inside: Vec<f64> = g
+        .cells
+        .iter()
+        .filter(|&&d| d > 0.0)
+        .map(|&d| d as f64)
+        .collect();
+    let i = Info {
+        file: a.file.display().to_string(),
+        version: corridor::raster::VERSION,
+        map: c.map.clone(),
+        route: c.route.clone(),
+        width: g.width,
+        height: g.height,
+        resolution_m: g.resolution_m,
+        origin_m: g.origin_m,
+        corridor_cells: inside.len(),
+        max_d_m: inside.iter().fold(0.0, |a, &b| a.max(b)),
+        mean_d_in_corridor_m: if inside.is_empty() {
+            0.0
+        } else {
+            inside.iter().sum::<f64>() / inside.len() as f64
+        },
+    };
+    if a.format == "json" {
+        return output::print_json(&i);
+    }
+    let rows = vec![
+        vec!["file".to_string(), i.file],
+        vec!["format version".into(), i.version.to_string()],
+        vec!["map".into(), i.map],
+        vec!["route".into(), i.route],
+        vec!["cells".into(), format!("{} × {}", i.width, i.height)],
+        vec!["resolution".into(), format!("{} m", i.resolution_m)],
+        vec![
+            "lower-left corner".into(),
+            format!("({}, {}) m", i.origin_m[0], i.origin_m[1]),
+        ],
+        vec![
+            "in the corridor".into(),
+            format!(
+                "{} cells ({:.1} %)",
+                i.corridor_cells,
+                100.0 * i.corridor_cells as f64 / (i.width * i.height).max(1) as f64
+            ),
+        ],
+        vec!["largest d_c".into(), format!("{:.2} m", i.max_d_m)],
+        vec![
+            "mean d_c in the corridor".into(),
+            format!("{:.2} m", i.mean_d_in_corridor_m),
+        ],
+    ];
+    let text: String = rows
+        .iter()
+        .map(|r| format!("{}: {}\n", r[0], r[1]))
+        .collect();
+    output::print(&text)
+}

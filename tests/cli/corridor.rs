@@ -1,0 +1,121 @@
+use super::{acres, run};
+
+#[test]
+fn build_query_info_on_the_shipped_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("farm.acor");
+    let img = dir.path().join("farm.png");
+    let o = out.to_str().unwrap();
+    let (code, _, err) = run(&[
+        "corridor",
+        "build",
+        "--out",
+        o,
+        "--image",
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("in the corridor"), "{err}");
+    let png = std::fs::read(&img).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+
+    // On the gravel lane (4 m wide, verges of 1.5 m: 3.5 m to the grass on each side),
+    // beside it on the meadow, and far away.
+    let (code, out_json, err) = run(&[
+        "corridor", "query", o, "--at", "960,600", "--at", "975,600", "--at", "-50,-50",
+        "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out_json).unwrap();
+    let d = |i: usize| v[i]["d_m"].as_f64().unwrap();
+    assert!(d(0) <= 3.5 && d(0) >= 3.5 - 0.36, "{}", d(0));
+    assert!(d(1) <= 0.0);
+    assert!(d(2) <= 0.0);
+
+    let (code, text, _) = run(&["corridor", "info", o]);
+    assert_eq!(code, 0);
+    assert!(text.contains("map: farm"), "{text}");
+    assert!(text.contains("farm_yard_to_east_lane.json"), "{text}");
+    let (_, j, _) = run(&["corridor", "info", o, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+    assert_eq!(v["resolution_m"], 0.25);
+    assert!(v["corridor_cells"].as_u64().unwrap() > 10_000);
+}
+
+#[test]
+fn query_points_from_csv_and_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lane.acor");
+    let o = out.to_str().unwrap();
+    let route = format!(
+        "{}/data/routes/farm_field_pass.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    acres()
+        .args(["corridor", "build", "--route", &route, "--out", o])
+        .assert()
+        .success();
+    let pts = dir.path().join("p.csv");
+    std::fs::write(&pts, "x,y\n1100,830\n1100,900\n").unwrap();
+    let (code, csv_out, err) = run(&[
+        "corridor",
+        "query",
+        o,
+        "--points",
+        pts.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = csv_out.lines().collect();
+    assert_eq!(lines[0], "x,y,d_m");
+    assert_eq!(lines.len(), 3);
+    // On the pass (field class, local reach 4 m) and 70 m north of it, off the corridor.
+    let d1: f64 = lines[1].split(',').nth(2).unwrap().parse().unwrap();
+    let d2: f64 = lines[2].split(',').nth(2).unwrap().parse().unwrap();
+    assert!(d1 > 3.0 && d1 <= 4.0, "{d1}");
+    assert!(d2 <= 0.0);
+
+    std::fs::write(&pts, "x,y\n1,2\n3,east\n").unwrap();
+    let (code, _, err) = run(&["corridor", "query", o, "--points", pts.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("line 3") && err.contains("east"), "{err}");
+    let (code, _, err) = run(&["corridor", "query", o, "--at", "1,x"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&["corridor", "query", o]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no points"), "{err}");
+
+    // A truncated file is refused, naming the file.
+    let bytes = std::fs::read(&out).unwrap();
+    let cut = dir.path().join("cut.acor");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let (code, _, err) = run(&["corridor", "info", cut.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cut.acor") && err.contains("truncated"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_route_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let route = dir.path().join("r.json");
+    std::fs::write(&route, r#"{"points": [{"x": 0, "y": 0, "speed_mps": 1}]}"#).unwrap();
+    let out = dir.path().join("c.acor");
+    let (code, _, err) = run(&[
+        "corridor",
+        "build",
+        "--route",
+        route.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("r.json") && err.contains("at least 2 points"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
