@@ -18,9 +18,6 @@ use super::raster::Corridor;
 use crate::config::CorridorConfig;
 use crate::path::Path;
 
-/// The code of "the route has no class here" in the nearest-class raster.
-const NO_CLASS: u8 = u8::MAX;
-
 /// Builds the corridor of `path` on `map`; `progress` is told the fraction done.
 pub fn build(
     map: &Map,
@@ -65,61 +62,106 @@ pub fn build(
         m.cells[(m.height - 1 - mr as usize) * m.width + mc as usize]
     };
 
-    // The distance to the route and the route's class at the nearest route point, for
-    // the cells within the reach.
-    let mut dist2 = vec![f32::INFINITY; w * h];
-    let mut near_class = vec![NO_CLASS; w * h];
+    // Pass 1: the squared distance to the route of the cells within the reach, kept in
+    // the buffer that later holds d_c (peak memory: that buffer and a bitset).
+    let mut cells = vec![f32::INFINITY; w * h];
     let nseg = path.len() - 1;
-    for s in 0..nseg {
-        let a = path.point(s);
-        let b = path.point(s + 1);
+    let cell_range = |a: geo::Coord<f64>, b: geo::Coord<f64>, r: f64| {
+        let lo_i = (((a.x.min(b.x) - r - origin[0]) / res).floor().max(0.0)) as usize;
+        let hi_i = (((a.x.max(b.x) + r - origin[0]) / res).ceil().max(0.0) as usize).min(w);
+        let lo_jb = (((a.y.min(b.y) - r - origin[1]) / res).floor().max(0.0)) as usize;
+        let hi_jb = (((a.y.max(b.y) + r - origin[1]) / res).ceil().max(0.0) as usize).min(h);
+        (lo_i, hi_i, lo_jb, hi_jb)
+    };
+    // The squared distance from the centre of cell (i, jb from the bottom) to a segment,
+    // and where its foot lies (t), computed the same way in both passes.
+    let seg_d2 = |a: geo::Coord<f64>, b: geo::Coord<f64>, i: usize, jb: usize| -> (f32, f64) {
         let (ex, ey) = (b.x - a.x, b.y - a.y);
-        let len2 = ex * ex + ey * ey;
-        let lo_i = (((a.x.min(b.x) - reach - origin[0]) / res).floor().max(0.0)) as usize;
-        let hi_i = (((a.x.max(b.x) + reach - origin[0]) / res).ceil() as usize).min(w);
-        let lo_jb = (((a.y.min(b.y) - reach - origin[1]) / res).floor().max(0.0)) as usize;
-        let hi_jb = (((a.y.max(b.y) + reach - origin[1]) / res).ceil() as usize).min(h);
-        let (ca, cb) = (path.class(s), path.class(s + 1));
+        let cx = origin[0] + (i as f64 + 0.5) * res;
+        let cy = origin[1] + (jb as f64 + 0.5) * res;
+        let t = (((cx - a.x) * ex + (cy - a.y) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
+        let d2 = (cx - a.x - ex * t).powi(2) + (cy - a.y - ey * t).powi(2);
+        (d2 as f32, t)
+    };
+    // Lane and verge cells need the distance within the lane reach, other classes only
+    // within the local reach (beyond it they never join); obstacles never.
+    let reach_of = |c: MapClass| -> f64 {
+        match c {
+            MapClass::Obstacle | MapClass::Unknown => -1.0,
+            MapClass::Verge => cfg.lane_reach_m,
+            c if c.is_lane() => cfg.lane_reach_m,
+            _ => cfg.local_reach_m,
+        }
+    };
+    for s in 0..nseg {
+        let (a, b) = (path.point(s), path.point(s + 1));
+        let (lo_i, hi_i, lo_jb, hi_jb) = cell_range(a, b, reach);
+        let (near_i0, near_i1, near_jb0, near_jb1) = cell_range(a, b, cfg.local_reach_m);
         for jb in lo_jb..hi_jb {
             let j = h - 1 - jb;
-            let cy = origin[1] + (jb as f64 + 0.5) * res;
+            let row = j * w;
+            let in_local_rows = (near_jb0..near_jb1).contains(&jb);
             for i in lo_i..hi_i {
-                let cx = origin[0] + (i as f64 + 0.5) * res;
-                let t = (((cx - a.x) * ex + (cy - a.y) * ey) / len2).clamp(0.0, 1.0);
-                let d2 = ((cx - a.x - ex * t).powi(2) + (cy - a.y - ey * t).powi(2)) as f32;
-                let k = j * w + i;
-                if d2 < dist2[k] {
-                    dist2[k] = d2;
-                    let c = if t < 0.5 { ca } else { cb };
-                    near_class[k] = c.map_or(NO_CLASS, |c| c as u8);
+                let near = in_local_rows && (near_i0..near_i1).contains(&i);
+                if !near && reach_of(class_at(i, j)) < cfg.lane_reach_m {
+                    continue;
+                }
+                let (d2, _) = seg_d2(a, b, i, jb);
+                let k = row + i;
+                if d2 < cells[k] {
+                    cells[k] = d2;
                 }
             }
         }
         if s % 64 == 0 {
-            progress(0.5 * s as f64 / nseg as f64);
+            progress(0.3 * s as f64 / nseg as f64);
         }
     }
 
+    // Pass 2: the cells that join, as a bitset. Lane and verge cells by their distance;
+    // cells of other classes where a nearest segment (one whose distance is the stored
+    // minimum) has their class at its nearer end.
     let (lane2, local2) = (
         (cfg.lane_reach_m * cfg.lane_reach_m) as f32,
         (cfg.local_reach_m * cfg.local_reach_m) as f32,
     );
-    let joined: Vec<bool> = (0..w * h)
-        .map(|k| {
-            let c = class_at(k % w, k / w);
-            match c {
-                MapClass::Obstacle | MapClass::Unknown => false,
-                MapClass::Verge => dist2[k] <= lane2,
-                c if c.is_lane() => dist2[k] <= lane2,
-                c => dist2[k] <= local2 && c.ground().map(|g| g as u8) == Some(near_class[k]),
+    let mut joined = vec![0u64; (w * h).div_ceil(64)];
+    let set = |bits: &mut [u64], k: usize| bits[k / 64] |= 1 << (k % 64);
+    for (k, &d2) in cells.iter().enumerate() {
+        let c = class_at(k % w, k / w);
+        if (c.is_lane() || c == MapClass::Verge) && d2 <= lane2 {
+            set(&mut joined, k);
+        }
+    }
+    progress(0.4);
+    for s in 0..nseg {
+        let (a, b) = (path.point(s), path.point(s + 1));
+        let (ca, cb) = (path.class(s), path.class(s + 1));
+        let (lo_i, hi_i, lo_jb, hi_jb) = cell_range(a, b, cfg.local_reach_m);
+        for jb in lo_jb..hi_jb {
+            let row = (h - 1 - jb) * w;
+            for i in lo_i..hi_i {
+                let k = row + i;
+                let c = class_at(i, h - 1 - jb);
+                if c.is_lane()
+                    || matches!(c, MapClass::Verge | MapClass::Obstacle | MapClass::Unknown)
+                {
+                    continue;
+                }
+                let (d2, t) = seg_d2(a, b, i, jb);
+                if d2 > local2 || d2 != cells[k] {
+                    continue;
+                }
+                let route_class = if t < 0.5 { ca } else { cb };
+                if route_class.is_some() && route_class == c.ground() {
+                    set(&mut joined, k);
+                }
             }
-        })
-        .collect();
-    drop(dist2);
-    drop(near_class);
+        }
+    }
     progress(0.6);
-    let mut cells = Vec::new();
-    edt::border_distance(w, h, |k| !joined[k], res, &mut cells);
+    let bit = |k: usize| joined[k / 64] >> (k % 64) & 1 == 1;
+    edt::border_distance(w, h, |k| !bit(k), res, &mut cells);
     progress(1.0);
     Corridor {
         grid: Grid {

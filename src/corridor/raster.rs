@@ -72,21 +72,38 @@ impl Corridor {
         if !(u.is_finite() && v.is_finite()) {
             return 0.0;
         }
-        let (i0, j0) = (u.floor(), v.floor());
+        let (fi, fj) = (u.floor(), v.floor());
+        let (fu, fv) = (u - fi, v - fj);
+        let (i0, j0) = (fi as i64, fj as i64);
+        let (w, h) = (g.width as i64, g.height as i64);
+        let res = g.resolution_m;
+        if i0 >= 0 && j0 >= 0 && i0 + 1 < w && j0 + 1 < h {
+            // All four cells inside: no bounds to test. Row h − 1 − j0 is the lower pair.
+            let lo = ((h - 1 - j0) * w + i0) as usize;
+            let hi = lo - g.width;
+            let (gu, gv) = (fu - 1.0, fv - 1.0);
+            let t =
+                |k: usize, du: f64, dv: f64| g.cells[k] as f64 - (du * du + dv * dv).sqrt() * res;
+            let best = t(lo, fu, fv)
+                .max(t(lo + 1, gu, fv))
+                .max(t(hi, fu, gv))
+                .max(t(hi + 1, gu, gv));
+            return best - QUERY_EPS_M;
+        }
         let mut best = f64::NEG_INFINITY;
-        for dj in 0..2 {
-            let jb = j0 + dj as f64;
-            if jb < 0.0 || jb >= g.height as f64 {
+        for (dj, dv) in [(0i64, fv), (1, fv - 1.0)] {
+            let jb = j0 + dj;
+            if jb < 0 || jb >= h {
                 continue;
             }
-            let row = g.height - 1 - jb as usize;
-            for di in 0..2 {
-                let i = i0 + di as f64;
-                if i < 0.0 || i >= g.width as f64 {
+            let row = ((h - 1 - jb) * w) as usize;
+            for (di, du) in [(0i64, fu), (1, fu - 1.0)] {
+                let i = i0 + di;
+                if i < 0 || i >= w {
                     continue;
                 }
-                let d_c = g.cells[row * g.width + i as usize] as f64;
-                let dist = ((u - i).hypot(v - jb)) * g.resolution_m;
+                let d_c = g.cells[row + i as usize] as f64;
+                let dist = (du * du + dv * dv).sqrt() * g.resolution_m;
                 best = best.max(d_c - dist - QUERY_EPS_M);
             }
         }

@@ -1,0 +1,35 @@
+//! The corridor query (issue [corridor]: target ≤ 20 ns per query).
+//!
+//! Run: `cargo bench --bench corridor`. The build against scipy is in
+//! `benches/edt_vs_scipy.py`.
+
+use acres::config::Config;
+use acres::corridor::{Map, build};
+use acres::path::Path;
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+
+fn query(c: &mut Criterion) {
+    let map = Map::builtin_farm();
+    let route = Path::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/routes/farm_yard_to_east_lane.json"),
+    )
+    .unwrap();
+    let corridor = build(&map, &route, &Config::builtin().control.corridor, |_| {});
+    // Points along and beside the gravel lane, cycled.
+    let pts: Vec<(f64, f64)> = (0..4096)
+        .map(|i| (955.0 + (i % 13) as f64 * 0.77, 330.0 + i as f64 * 0.11))
+        .collect();
+    let mut k = 0;
+    c.bench_function("corridor query", |b| {
+        b.iter(|| {
+            k = (k + 1) & 4095;
+            let (x, y) = pts[k];
+            corridor.query(black_box(x), black_box(y))
+        })
+    });
+}
+
+criterion_group!(benches, query);
+criterion_main!(benches);

@@ -1,0 +1,86 @@
+//! The corridor distance transform on a raw mask, timed, for `benches/edt_vs_scipy.py`.
+//!
+//! `cargo run --release --example edt_bench -- --build` times the whole build of the
+//! shipped farm route instead.
+//!
+//! `cargo run --release --example edt_bench -- MASK.u8 WIDTH HEIGHT [REPEATS]` reads a
+//! row-major mask (1 = corridor, 0 = excluded), runs the exact border transform REPEATS
+//! times (default 5) and prints one JSON line: the best and median ns per cell, and the
+//! peak memory the transform added beyond the input, in bytes and as a multiple of the
+//! f32 raster's own size.
+
+use acres::corridor::edt;
+use std::time::Instant;
+
+/// The peak resident memory of this process so far, bytes (Linux `VmHWM`).
+fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// `edt_bench --build`: the whole build (route distance, class rules, transform) of the
+/// shipped farm route on the built-in farm map.
+fn build_mode() {
+    let map = acres::corridor::Map::builtin_farm();
+    let route = acres::path::Path::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/routes/farm_yard_to_east_lane.json"),
+    )
+    .unwrap();
+    let cfg = acres::config::Config::builtin().control.corridor;
+    let before = peak_rss().unwrap_or(0);
+    let mut times = Vec::new();
+    let mut cells = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let c = acres::corridor::build(&map, &route, &cfg, |_| {});
+        times.push(t.elapsed().as_secs_f64());
+        cells = c.grid.cells.len();
+    }
+    let after = peak_rss().unwrap_or(0);
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{{\"build_cells\": {cells}, \"median_ns_per_cell\": {:.3}, \"peak_extra_over_raster\": {:.3}}}",
+        times[2] * 1e9 / cells as f64,
+        after.saturating_sub(before) as f64 / (cells as f64 * 4.0)
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--build") {
+        return build_mode();
+    }
+    if args.len() < 4 {
+        eprintln!("usage: edt_bench MASK.u8 WIDTH HEIGHT [REPEATS]");
+        std::process::exit(2);
+    }
+    let mask = std::fs::read(&args[1]).expect("the mask file");
+    let (w, h): (usize, usize) = (args[2].parse().unwrap(), args[3].parse().unwrap());
+    let repeats: usize = args.get(4).map_or(5, |r| r.parse().unwrap());
+    assert_eq!(mask.len(), w * h, "the mask has WIDTH × HEIGHT bytes");
+    let before = peak_rss().unwrap_or(0);
+    let mut out: Vec<f32> = Vec::new();
+    let mut times = Vec::new();
+    for _ in 0..repeats {
+        out = Vec::new(); // each run allocates its output, as a build does
+        let t = Instant::now();
+        edt::border_distance(w, h, |k| mask[k] == 0, 0.25, &mut out);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let after = peak_rss().unwrap_or(0);
+    times.sort_by(f64::total_cmp);
+    let cells = (w * h) as f64;
+    let own = cells * 4.0;
+    let checksum: f64 = out.iter().map(|&d| d as f64).sum();
+    println!(
+        "{{\"best_ns_per_cell\": {:.3}, \"median_ns_per_cell\": {:.3}, \"peak_extra_bytes\": {}, \"peak_extra_over_raster\": {:.3}, \"sum_d_m\": {:.3}}}",
+        times[0] * 1e9 / cells,
+        times[times.len() / 2] * 1e9 / cells,
+        after.saturating_sub(before),
+        after.saturating_sub(before) as f64 / own,
+        checksum
+    );
+}
