@@ -108,6 +108,35 @@ pub struct ShieldScratch {
     returns: Vec<(f64, f64)>,
 }
 
+/// The ground the geofence rule keeps the vehicle on.
+#[derive(Debug, Clone)]
+pub enum Geofence {
+    /// A polygon (with holes) in the world frame.
+    Polygon(Polygon<f64>),
+    /// A corridor raster: the clearance is its lower bound `d(p)`.
+    Corridor(std::sync::Arc<crate::corridor::Corridor>),
+}
+
+impl Geofence {
+    /// A lower bound of the distance from `p` to the fence's outside (≤ 0 outside).
+    pub fn clearance(&self, p: Coord<f64>) -> f64 {
+        match self {
+            Geofence::Polygon(fence) => {
+                let pt = Point::from(p);
+                if !fence.contains(&pt) {
+                    return 0.0;
+                }
+                let mut d = Euclidean.distance(&pt, fence.exterior());
+                for h in fence.interiors() {
+                    d = d.min(Euclidean.distance(&pt, h));
+                }
+                d
+            }
+            Geofence::Corridor(c) => c.query(p.x, p.y),
+        }
+    }
+}
+
 /// The geofence step: the command arc is sampled this often, m.
 const FENCE_STEP_M: f64 = 0.25;
 
@@ -118,7 +147,7 @@ pub struct Shield {
     envelope: EnvelopeConfig,
     grip: Grip,
     geometry: ScanGeometry,
-    geofence: Option<Polygon<f64>>,
+    geofence: Option<Geofence>,
     /// The class limits by class, and the worst (index 7) for an unknown class.
     limits: [ClassLimits; 8],
 }
@@ -148,8 +177,8 @@ impl Shield {
         })
     }
 
-    /// Adds a geofence: the vehicle keeps the margin `G` inside the polygon.
-    pub fn with_geofence(mut self, fence: Polygon<f64>) -> Shield {
+    /// Adds a geofence: the vehicle keeps the margin `G` inside the polygon or corridor.
+    pub fn with_geofence(mut self, fence: Geofence) -> Shield {
         self.geofence = Some(fence);
         self
     }
@@ -356,7 +385,7 @@ impl Shield {
     /// `None` where that does not happen within `need` m.
     fn fence_distance(
         &self,
-        fence: &Polygon<f64>,
+        fence: &Geofence,
         pose: Pose,
         kappa: f64,
         reverse: bool,
@@ -377,15 +406,7 @@ impl Shield {
                 x: pose.x_m + cy * bx - sy * by,
                 y: pose.y_m + sy * bx + cy * by,
             };
-            let pt = Point::from(p);
-            let inside = fence.contains(&pt);
-            let clear = inside && Euclidean.distance(&pt, fence.exterior()) >= margin;
-            let clear = clear
-                && fence
-                    .interiors()
-                    .iter()
-                    .all(|h| Euclidean.distance(&pt, h) >= margin);
-            if !clear {
+            if fence.clearance(p) < margin {
                 // The sample before was clear: the fence is at least that far.
                 return Some((st - fp.ahead_m - FENCE_STEP_M).max(0.0));
             }
@@ -607,7 +628,7 @@ mod tests {
             vec![(0.0, -15.0), (30.0, -15.0), (30.0, 15.0), (0.0, 15.0)].into(),
             vec![],
         );
-        let sh = shield().with_geofence(fence);
+        let sh = shield().with_geofence(Geofence::Polygon(fence));
         let scan = Scan::empty(360);
         let mut inp = input(&scan, 0.0, Some(GroundClass::Asphalt));
         inp.pose = Pose {
@@ -651,6 +672,56 @@ mod tests {
             )
             .unwrap();
         assert!(out.interventions.is_empty(), "{:?}", out.interventions);
+    }
+
+    #[test]
+    fn corridor_geofence_slows_before_the_corridor_edge() {
+        // A corridor of a lane 6 m wide along y = 0 from x = 0 to 40: the end at x = 40.
+        let (w, h, res) = (200usize, 40usize, 0.25);
+        let ex: Vec<bool> = (0..w * h)
+            .map(|k| {
+                let (i, j) = (k % w, k / w);
+                i >= 160 || !(8..32).contains(&j)
+            })
+            .collect();
+        let mut cells = Vec::new();
+        crate::corridor::edt::border_distance(w, h, |k| ex[k], res, &mut cells);
+        let c = crate::corridor::Corridor {
+            grid: crate::corridor::Grid {
+                width: w,
+                height: h,
+                resolution_m: res,
+                origin_m: [0.0, -5.0],
+                cells,
+            },
+            map: "m".into(),
+            route: "r".into(),
+        };
+        let sh = shield().with_geofence(Geofence::Corridor(std::sync::Arc::new(c)));
+        let scan = Scan::empty(360);
+        let mut inp = input(&scan, 0.0, Some(GroundClass::Asphalt));
+        inp.pose = Pose {
+            x_m: 10.0,
+            y_m: 0.0,
+            yaw_rad: 0.0,
+        };
+        let out = sh
+            .limit(
+                Command {
+                    curvature_per_m: 0.0,
+                    speed_mps: 7.8,
+                },
+                &inp,
+            )
+            .unwrap();
+        let g = out
+            .interventions
+            .iter()
+            .find(|i| i.rule == Rule::Geofence)
+            .expect("the corridor's end is inside the stop distance");
+        // The front at 12.56 m may go until d(p) < 1.1 m, at most 40 − 1.1 = 38.9 m.
+        let d = g.distance_m.unwrap();
+        assert!(d <= 38.9 - 12.56 && d > 38.9 - 12.56 - 0.25 - 0.36, "{d}");
     }
 
     #[test]
