@@ -6,6 +6,7 @@
 //! `vehicle-software.md` and `vehicle-bridge.md`; each function names its source.
 
 pub mod chain;
+pub mod checker;
 pub mod config;
 pub mod corridor;
 pub mod driver;
