@@ -102,8 +102,6 @@ fn parse_xy(s: &str) -> Result<(f64, f64), String> {
     Ok((num(a)?, num(b)?))
 }
 
-const DEFAULT_ROUTE: &str = include_str!("../data/routes/farm_yard_to_east_lane.json");
-
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     match args.command {
         Sub::Build(a) => build(a, global),
@@ -121,7 +119,7 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
     };
     let route = match &a.route {
         Some(p) => Path::load(p)?,
-        None => Path::from_json_str("data/routes/farm_yard_to_east_lane.json", DEFAULT_ROUTE)?,
+        None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
     if let Some(img) = &a.image {
         acres::plot::ImageFormat::from_path(img)

@@ -1,6 +1,7 @@
 //! `acres`: the command line of the acres toolbox. Each subcommand lives in its own module
 //! with its clap arguments and a `run` that calls the library and renders the result.
 
+mod check;
 mod config;
 mod corridor;
 mod envelope;
@@ -65,6 +66,7 @@ impl Global {
 pub enum Command {
     Envelope(envelope::Args),
     Corridor(corridor::Args),
+    Check(check::Args),
     Config(config::Args),
     Plot(plot::Args),
     Man(man::Args),
@@ -80,6 +82,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Envelope(a) => envelope::run(a, &cli.global),
         Command::Corridor(a) => corridor::run(a, &cli.global),
+        Command::Check(a) => match check::run(a, &cli.global) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(check::EXIT_REFUSED),
+            Err(e) => Err(e),
+        },
         Command::Config(a) => config::run(a, &cli.global),
         Command::Plot(a) => plot::run(a, &cli.global),
         Command::Man(a) => man::run(a, &cli.global),

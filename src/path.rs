@@ -101,6 +101,8 @@ pub struct Path {
     class: Vec<Option<GroundClass>>,
     direction: Vec<Direction>,
     parts: Vec<Range<usize>>,
+    /// The curvature at each point: that of the circle through it and its neighbours.
+    kappa: Vec<f64>,
 }
 
 impl Path {
@@ -155,7 +157,21 @@ impl Path {
             }
         }
         parts.push(start..nseg);
+        let c = |i: usize| Coord {
+            x: points[i].x,
+            y: points[i].y,
+        };
+        let kappa: Vec<f64> = (0..points.len())
+            .map(|i| {
+                if i == 0 || i + 1 == points.len() {
+                    0.0
+                } else {
+                    crate::checker::chunk::menger(c(i - 1), c(i), c(i + 1))
+                }
+            })
+            .collect();
         Ok(Path {
+            kappa,
             name: name.to_string(),
             line: points.iter().map(|p| Coord { x: p.x, y: p.y }).collect(),
             station,
@@ -174,6 +190,35 @@ impl Path {
             message: e.to_string(),
         })?;
         Path::from_json_str(&label, &text)
+    }
+
+    /// The names of the shipped routes of `data/routes/`, built into the binary.
+    pub const BUILTIN: [&'static str; 6] = [
+        "straight_lane.json",
+        "field_loop.json",
+        "yard_reverse.json",
+        "farm_yard_to_east_lane.json",
+        "farm_field_pass.json",
+        "straight_lane.geojson",
+    ];
+
+    /// A shipped route by its file name (see [`Path::BUILTIN`]).
+    pub fn builtin(name: &str) -> Option<Path> {
+        let text = match name {
+            "straight_lane.json" => include_str!("../data/routes/straight_lane.json"),
+            "field_loop.json" => include_str!("../data/routes/field_loop.json"),
+            "yard_reverse.json" => include_str!("../data/routes/yard_reverse.json"),
+            "farm_yard_to_east_lane.json" => {
+                include_str!("../data/routes/farm_yard_to_east_lane.json")
+            }
+            "farm_field_pass.json" => include_str!("../data/routes/farm_field_pass.json"),
+            "straight_lane.geojson" => include_str!("../data/routes/straight_lane.geojson"),
+            _ => return None,
+        };
+        Some(
+            Path::from_json_str(&format!("data/routes/{name}"), text)
+                .expect("the shipped routes are valid"),
+        )
     }
 
     /// Parses a route text; `label` names it in errors.
@@ -245,6 +290,12 @@ impl Path {
     /// The direction of the segment that starts at point `i`.
     pub fn direction(&self, i: usize) -> Direction {
         self.direction[i.min(self.direction.len() - 2)]
+    }
+
+    /// The curvature at point `i`: the circle through it and its neighbours (0 at the
+    /// ends), 1/m, positive left.
+    pub fn curvature(&self, i: usize) -> f64 {
+        self.kappa[i]
     }
 
     /// The parts: runs of segments with one direction, as ranges of segment indices.
@@ -450,6 +501,15 @@ pub(crate) mod tests {
             })
             .collect();
         Path::new("straight", &pts).unwrap()
+    }
+
+    #[test]
+    fn every_shipped_route_is_built_in() {
+        for name in Path::BUILTIN {
+            let p = Path::builtin(name).unwrap();
+            assert!(p.len() > 100, "{name}");
+        }
+        assert!(Path::builtin("nope.json").is_none());
     }
 
     #[test]

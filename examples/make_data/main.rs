@@ -1,11 +1,12 @@
-//! Writes the shipped data: the routes of `data/routes/` and the farm map of
-//! `data/maps/farm/` with its routes: `cargo run --release --example make_data`.
+//! Writes the shipped data: the routes of `data/routes/`, the farm map of
+//! `data/maps/farm/` with its routes, and the example chunks of `data/chunks/`: `cargo run --release --example make_data`.
 //!
 //! Each route is built from straight lines and circular arcs at 0.5 m spacing, with the
 //! speed profile capped by the corner rule (v² κ ≤ 1.5 m/s², less 10 %) and the class
 //! speed command of the shipped envelope. The farm is drawn from a list of shapes
 //! (rectangles, capsules along polylines, ellipses) in order of priority.
 
+mod chunks;
 mod farm;
 
 use acres::config::Config;
@@ -90,7 +91,7 @@ impl Pen {
 }
 
 fn round(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
+    (v * 1e6).round() / 1e6
 }
 
 pub fn write(name: &str, title: &str, points: Vec<PathPoint>) {
@@ -115,6 +116,7 @@ fn main() {
     routes();
     farm::write_map();
     farm::routes();
+    chunks::write_all();
 }
 
 fn routes() {

@@ -3,7 +3,13 @@
 //! their conversion into the samples the checker's rules read.
 //!
 //! Conversion, for sample `k` at station `s_k = start_station_m + k × station_step_m`:
-//! - pose: the route point at `s_k` plus `offsets_m[k]` along the route's left normal;
+//! - pose: the route point at `s_k` plus `offsets_m[k]` along the route's left normal.
+//!   Between two route points the route is taken as the arc of their mean curvature
+//!   `κ_s` (each point's curvature is that of the circle through it and its
+//!   neighbours), not the chord: the point at the fraction `t` of a chord `c` lies
+//!   `κ_s t (1 − t) c² / 2` outside it and the heading turns by `κ_s c (t − ½)`. On a
+//!   route of arcs the samples then lie on the arcs, and their curvature has no kinks
+//!   from the polyline;
 //! - heading: the direction of travel, from the chord `k−1 → k+1` (one-sided at the ends);
 //!   the vehicle's yaw is the heading, or the heading + π in reverse;
 //! - curvature: the signed Menger curvature of the poses `k−1, k, k+1`,
@@ -86,12 +92,21 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
         let seg = route.segment_at(&all, s);
         let p = route.point_at(&all, s);
         let d = route.segment_dir(seg);
+        let c = route.station(seg + 1) - route.station(seg);
+        let t = ((s - route.station(seg)) / c).clamp(0.0, 1.0);
+        let ks = 0.5 * (route.curvature(seg) + route.curvature(seg + 1));
+        // The arc through the two points: out of the chord to the right of a left turn.
+        let bulge = ks * t * (1.0 - t) * c * c / 2.0;
+        let turn = ks * c * (t - 0.5);
+        let (st, ct) = turn.sin_cos();
+        let (nx, ny) = (-(d.y * ct + d.x * st), d.x * ct - d.y * st);
+        let (px, py) = (p.x + d.y * bulge, p.y - d.x * bulge);
         let e = chunk.offsets_m[k];
         let mid = 0.5 * (route.station(seg) + route.station(seg + 1));
         out.push(Sample {
             station_m: s,
-            x_m: p.x - d.y * e,
-            y_m: p.y + d.x * e,
+            x_m: px + nx * e,
+            y_m: py + ny * e,
             speed_mps: chunk.speeds_mps[k],
             route_point: if s <= mid { seg } else { seg + 1 },
             ..Sample::default()
