@@ -5,6 +5,7 @@
 //! The chain is deterministic: the same inputs in the same order give the same rows,
 //! bit for bit. Its only memory is the driver's place on the path and the last output.
 
+use crate::checker::{Chunk, StartState, TrajectoryChecker, convert};
 use crate::config::{ChainConfig, Config};
 use crate::driver::{Driver, DriverState};
 use crate::envelope::{Grip, GroundClass};
@@ -69,11 +70,12 @@ pub struct VehicleState {
     pub gear: Gear,
 }
 
-/// A proposer's command for this step (the checker decides whether it drives).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// A proposer's chunk for this step (the checker decides whether it drives). Its start
+/// state is replaced by the vehicle's measured state before it is checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Proposal {
     pub id: u64,
-    pub command: Command,
+    pub chunk: Chunk,
 }
 
 /// The verdict of a proposal.
@@ -90,9 +92,45 @@ pub enum Verdict {
 }
 
 /// What judges proposals; the trajectory checker implements it.
-pub trait Checker: std::fmt::Debug {
-    /// The verdict of a proposal for the vehicle in `state`.
-    fn check(&self, proposal: &Proposal, state: &VehicleState) -> Verdict;
+pub trait Checker: std::fmt::Debug + Send + Sync {
+    /// The verdict of a chunk on the route.
+    fn check(&self, chunk: &Chunk, route: &Path) -> Verdict;
+}
+
+impl Checker for TrajectoryChecker {
+    fn check(&self, chunk: &Chunk, route: &Path) -> Verdict {
+        let r = TrajectoryChecker::check(self, chunk, route, None, &mut Vec::new());
+        match (r.accepted, r.reason) {
+            (true, _) => Verdict::Accepted,
+            (false, reason) => Verdict::Refused {
+                reason: reason.map_or("malformed", |r| r.code()).to_string(),
+                index: r.first_index.unwrap_or(0),
+            },
+        }
+    }
+}
+
+/// The command of an accepted chunk at a station: the speed and the steering curvature
+/// interpolated between the samples around it (held beyond its ends).
+pub fn chunk_command(chunk: &Chunk, route: &Path, station_m: f64) -> Command {
+    let mut s = Vec::new();
+    convert(chunk, route, &mut s);
+    let sign = chunk.direction.sign();
+    let n = s.len();
+    let k = s
+        .partition_point(|x| x.station_m <= station_m)
+        .clamp(1, n.max(1))
+        - 1;
+    let (a, b) = (&s[k], &s[(k + 1).min(n - 1)]);
+    let t = if b.station_m > a.station_m {
+        ((station_m - a.station_m) / (b.station_m - a.station_m)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    Command {
+        curvature_per_m: sign * (a.curvature_per_m + t * (b.curvature_per_m - a.curvature_per_m)),
+        speed_mps: sign * (a.speed_mps + t * (b.speed_mps - a.speed_mps)),
+    }
 }
 
 /// Who gave the command of a row.
@@ -240,13 +278,22 @@ impl Chain {
         let mut source = Source::Driver;
         let mut requested = drv.command;
         let verdict = input.proposal.map(|p| {
-            let v = match &self.checker {
-                Some(c) => c.check(p, st),
-                None => Verdict::NoChecker,
+            let Some(checker) = &self.checker else {
+                return Verdict::NoChecker;
             };
+            // The chunk keeps the current start state: the measured one.
+            let mut chunk = p.chunk.clone();
+            chunk.start = StartState {
+                x_m: st.pose.x_m,
+                y_m: st.pose.y_m,
+                yaw_rad: st.pose.yaw_rad,
+                speed_mps: st.speed_mps.abs(),
+                curvature_per_m: self.last.curvature_per_m,
+            };
+            let v = checker.check(&chunk, &self.path);
             if v == Verdict::Accepted {
                 source = Source::Proposal;
-                requested = p.command;
+                requested = chunk_command(&chunk, &self.path, drv.projection.station_m);
             }
             v
         });
@@ -370,63 +417,132 @@ mod tests {
         Chain::new(&Config::builtin(), lane(200, 5.0), Grip::Unknown).unwrap()
     }
 
-    #[derive(Debug)]
-    struct AcceptAll;
-    impl Checker for AcceptAll {
-        fn check(&self, _: &Proposal, _: &VehicleState) -> Verdict {
-            Verdict::Accepted
+    /// The straight-lane chunk of data/chunks: 40 samples from station 20, 4 m/s to a stop.
+    fn chunk() -> Chunk {
+        let text = include_str!("../data/chunks/accepted.json");
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        serde_json::from_value(v["chunks"][0].clone()).unwrap()
+    }
+
+    fn lane_chain() -> Chain {
+        let route = Path::builtin("straight_lane.json").unwrap();
+        Chain::new(&Config::builtin(), route, Grip::Unknown).unwrap()
+    }
+
+    fn at_start(v: f64) -> VehicleState {
+        VehicleState {
+            pose: Pose {
+                x_m: 20.0,
+                y_m: 0.0,
+                yaw_rad: 0.0,
+            },
+            speed_mps: v,
+            yaw_rate_rps: 0.0,
+            gear: Gear::High,
         }
     }
 
     #[test]
     fn proposals_without_a_checker_leave_the_driver_in_control() {
-        let mut c = chain();
+        let mut c = lane_chain();
         let scan = Scan::empty(360);
         let p = Proposal {
             id: 1,
-            command: Command {
-                curvature_per_m: 0.1,
-                speed_mps: 1.0,
-            },
+            chunk: chunk(),
         };
         let row = c
             .step(&ChainInput {
                 step: 0,
-                state: state(0.0, 3.0, Gear::High),
+                state: at_start(4.0),
                 scan: &scan,
                 proposal: Some(&p),
             })
             .unwrap();
         assert_eq!(row.verdict, Some(Verdict::NoChecker));
         assert_eq!(row.source, Source::Driver);
-        assert_eq!(row.requested.speed_mps, 5.0);
+        assert_eq!(row.requested.speed_mps, 6.9);
     }
 
     #[test]
-    fn an_accepted_proposal_drives_and_is_still_shielded() {
-        let mut c = chain().with_checker(Box::new(AcceptAll));
-        let mut scan = Scan::empty(360);
-        scan.set(0, 5.0).unwrap(); // an object 4.34 m ahead of the front
+    fn an_accepted_chunk_drives_and_is_still_shielded() {
+        let cfg = Config::builtin();
+        let checker = TrajectoryChecker::new(&cfg, Grip::Unknown).unwrap();
+        let mut c = lane_chain().with_checker(Box::new(checker));
         let p = Proposal {
             id: 7,
-            command: Command {
-                curvature_per_m: 0.0,
-                speed_mps: 4.0,
-            },
+            chunk: chunk(),
         };
+        let free = Scan::empty(360);
         let row = c
             .step(&ChainInput {
                 step: 3,
-                state: state(0.0, 0.5, Gear::High),
-                scan: &scan,
+                state: at_start(4.0),
+                scan: &free,
+                proposal: Some(&p),
+            })
+            .unwrap();
+        assert_eq!(row.verdict, Some(Verdict::Accepted));
+        assert_eq!(row.source, Source::Proposal);
+        assert!((row.requested.speed_mps - 4.0).abs() < 1e-9);
+        assert_eq!(row.time_s, 0.06);
+        // An object 5 m ahead of the front: the shield limits the accepted chunk.
+        let mut near = Scan::empty(360);
+        near.set(0, 5.0 + 2.56 - 1.9).unwrap();
+        let row = c
+            .step(&ChainInput {
+                step: 4,
+                state: at_start(4.0),
+                scan: &near,
                 proposal: Some(&p),
             })
             .unwrap();
         assert_eq!(row.source, Source::Proposal);
-        assert_eq!(row.verdict, Some(Verdict::Accepted));
         assert!(row.interventions.iter().any(|i| i.rule == Rule::Obstacle));
         assert!(row.speed_mps < 4.0);
-        assert_eq!(row.time_s, 0.06);
+    }
+
+    #[test]
+    fn a_refused_chunk_leaves_the_driver_in_control() {
+        let cfg = Config::builtin();
+        let checker = TrajectoryChecker::new(&cfg, Grip::Unknown).unwrap();
+        let mut c = lane_chain().with_checker(Box::new(checker));
+        let mut bad = chunk();
+        bad.speeds_mps[5] = 7.0;
+        let p = Proposal { id: 8, chunk: bad };
+        let row = c
+            .step(&ChainInput {
+                step: 0,
+                state: at_start(4.0),
+                scan: &Scan::empty(360),
+                proposal: Some(&p),
+            })
+            .unwrap();
+        assert_eq!(
+            row.verdict,
+            Some(Verdict::Refused {
+                reason: "speed".into(),
+                index: 5
+            })
+        );
+        assert_eq!(row.source, Source::Driver);
+        // The measured start replaces the chunk's: 1 m off its first sample is refused.
+        let p = Proposal {
+            id: 9,
+            chunk: chunk(),
+        };
+        let mut off = at_start(4.0);
+        off.pose.y_m = 1.0;
+        let row = c
+            .step(&ChainInput {
+                step: 1,
+                state: off,
+                scan: &Scan::empty(360),
+                proposal: Some(&p),
+            })
+            .unwrap();
+        assert!(
+            matches!(row.verdict, Some(Verdict::Refused { ref reason, .. }) if reason == "start")
+        );
     }
 
     #[test]

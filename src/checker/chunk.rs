@@ -70,6 +70,8 @@ pub struct Sample {
     pub y_m: f64,
     /// The heading of travel, rad.
     pub heading_rad: f64,
+    /// The heading of travel as a unit vector (cos, sin).
+    pub heading: (f64, f64),
     /// The curvature of the offset curve, 1/m, positive left of travel.
     pub curvature_per_m: f64,
     pub speed_mps: f64,
@@ -87,18 +89,31 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
     out.clear();
     let all = 0..route.len() - 1;
     let n = chunk.offsets_m.len();
+    let mut seg = route.segment_at(&all, chunk.start_station_m);
     for k in 0..n {
         let s = chunk.start_station_m + k as f64 * chunk.station_step_m;
-        let seg = route.segment_at(&all, s);
-        let p = route.point_at(&all, s);
+        // Samples run forward along the route: walk the segment instead of searching.
+        while seg + 1 < all.end && route.station(seg + 1) <= s {
+            seg += 1;
+        }
+        let a = route.point(seg);
         let d = route.segment_dir(seg);
         let c = route.station(seg + 1) - route.station(seg);
-        let t = ((s - route.station(seg)) / c).clamp(0.0, 1.0);
+        let along = s - route.station(seg);
+        let p = Coord {
+            x: a.x + d.x * along,
+            y: a.y + d.y * along,
+        };
+        let t = (along / c).clamp(0.0, 1.0);
         let ks = 0.5 * (route.curvature(seg) + route.curvature(seg + 1));
         // The arc through the two points: out of the chord to the right of a left turn.
         let bulge = ks * t * (1.0 - t) * c * c / 2.0;
         let turn = ks * c * (t - 0.5);
-        let (st, ct) = turn.sin_cos();
+        let (st, ct) = if turn == 0.0 {
+            (0.0, 1.0)
+        } else {
+            turn.sin_cos()
+        };
         let (nx, ny) = (-(d.y * ct + d.x * st), d.x * ct - d.y * st);
         let (px, py) = (p.x + d.y * bulge, p.y - d.x * bulge);
         let e = chunk.offsets_m[k];
@@ -120,11 +135,18 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
         let (a, c) = (pt(&out[k.saturating_sub(1)]), pt(&out[(k + 1).min(n - 1)]));
         // Travel runs along increasing station forward, and the same way in reverse
         // (the vehicle faces the other way); the heading is that of travel.
-        out[k].heading_rad = (c.y - a.y).atan2(c.x - a.x);
+        let (hx, hy) = (c.x - a.x, c.y - a.y);
+        let hl = (hx * hx + hy * hy).sqrt();
+        out[k].heading_rad = hy.atan2(hx);
+        out[k].heading = if hl > 0.0 {
+            (hx / hl, hy / hl)
+        } else {
+            (1.0, 0.0)
+        };
         if k + 1 < n {
             let b = pt(&out[k + 1]);
             let p = pt(&out[k]);
-            let l = (b.x - p.x).hypot(b.y - p.y);
+            let l = ((b.x - p.x).powi(2) + (b.y - p.y).powi(2)).sqrt();
             let vm = 0.5 * (out[k].speed_mps + out[k + 1].speed_mps);
             out[k].length_m = l;
             out[k].time_s = if vm > 0.0 { l / vm } else { f64::INFINITY };
@@ -143,10 +165,10 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
 /// left of `a → b`); 0 for collinear or repeated points.
 pub fn menger(a: Coord<f64>, b: Coord<f64>, c: Coord<f64>) -> f64 {
     let cross = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
-    let ab = (b.x - a.x).hypot(b.y - a.y);
-    let bc = (c.x - b.x).hypot(c.y - b.y);
-    let ca = (a.x - c.x).hypot(a.y - c.y);
-    let den = ab * bc * ca;
+    let ab2 = (b.x - a.x).powi(2) + (b.y - a.y).powi(2);
+    let bc2 = (c.x - b.x).powi(2) + (c.y - b.y).powi(2);
+    let ca2 = (a.x - c.x).powi(2) + (a.y - c.y).powi(2);
+    let den = (ab2 * bc2 * ca2).sqrt();
     if den <= 0.0 { 0.0 } else { 2.0 * cross / den }
 }
 

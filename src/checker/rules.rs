@@ -116,7 +116,7 @@ impl Reason {
                 "with a corridor: every sample's reference point has a corridor clearance d(p(k)) ≥ limits.follower_error_m, the side margin of the follower on narrow lanes."
             }
             Reason::Corridor => {
-                "with a corridor: the footprint cover of every sample, 3 circles along the body (length vehicle.length_m, half width shield.vehicle_margin_m) of radius √((length/6)² + m_v²), has d(c) ≥ the radius for every circle centre c."
+                "with a corridor: the footprint cover of every sample, 3 circles along the body (length vehicle.length_m, half width shield.vehicle_margin_m) of radius r = √((length/6)² + m_v²), has d(c) ≥ r for every circle centre c; a sample whose reference point has d(p) ≥ |c − p| + r for all its circles passes at once (the distance is 1-Lipschitz, so this bound is as sound)."
             }
         }
     }
@@ -299,7 +299,7 @@ impl TrajectoryChecker {
         }
         // start
         let s0 = &sm[0];
-        let dp = (s0.x_m - st.x_m).hypot(s0.y_m - st.y_m);
+        let dp = ((s0.x_m - st.x_m).powi(2) + (s0.y_m - st.y_m).powi(2)).sqrt();
         if dp > l.start_position_m {
             return CheckResult::refused(Start, 0, dp, l.start_position_m);
         }

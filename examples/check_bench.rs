@@ -1,0 +1,153 @@
+//! Checker throughput (issue [checker]): `cargo run --release --example check_bench`.
+//!
+//! Prints one JSON line: 40-sample chunks per second through the checker with corridor
+//! queries on one core; the batch form (JSON Lines parsing included) on 1 and on 2
+//! threads and their ratio; and the peak memory of batches of N and 4N lines, to show
+//! that it stays flat.
+
+use acres::checker::batch::{self, BatchFormat};
+use acres::checker::{Chunk, TrajectoryChecker};
+use acres::config::Config;
+use acres::corridor::{Corridor, Grid, edt};
+use acres::envelope::Grip;
+use acres::path::Path;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .unwrap_or(0)
+        * 1024
+}
+
+/// A corridor 3 m either side of the straight lane (y = 0, x from −10 to 315 m).
+fn lane_corridor() -> Arc<Corridor> {
+    let (w, h, res) = (1300usize, 80usize, 0.25);
+    let ex: Vec<bool> = (0..w * h)
+        .map(|k| {
+            let j = k / w;
+            let y = -10.0 + ((h - 1 - j) as f64 + 0.5) * res;
+            y.abs() > 3.0
+        })
+        .collect();
+    let mut cells = Vec::new();
+    edt::border_distance(w, h, |k| ex[k], res, &mut cells);
+    Arc::new(Corridor {
+        grid: Grid {
+            width: w,
+            height: h,
+            resolution_m: res,
+            origin_m: [-10.0, -10.0],
+            cells,
+        },
+        map: "lane".into(),
+        route: "straight_lane.json".into(),
+    })
+}
+
+fn main() {
+    let cfg = Config::builtin();
+    let route = Path::builtin("straight_lane.json").unwrap();
+    let checker = TrajectoryChecker::new(&cfg, Grip::Unknown)
+        .unwrap()
+        .with_corridor(lane_corridor());
+    let text = include_str!("../data/chunks/accepted.json");
+    let v: serde_json::Value = serde_json::from_str(text).unwrap();
+    let base: Chunk = serde_json::from_value(v["chunks"][1].clone()).unwrap();
+    // Chunks along the lane at different stations, all accepted (40 samples each).
+    let chunks: Vec<Chunk> = (0..256)
+        .map(|i| {
+            let mut c = base.clone();
+            let ds = i as f64;
+            c.start_station_m += ds;
+            c.start.x_m += ds;
+            c
+        })
+        .collect();
+    let mut buf = Vec::new();
+    assert!(
+        chunks
+            .iter()
+            .all(|c| checker.check(c, &route, None, &mut buf).accepted)
+    );
+    let n = 400_000;
+    let t = Instant::now();
+    let mut acc = 0usize;
+    for i in 0..n {
+        acc += checker
+            .check(black_box(&chunks[i % 256]), &route, None, &mut buf)
+            .accepted as usize;
+    }
+    let one_core = n as f64 / t.elapsed().as_secs_f64();
+    assert_eq!(acc, n);
+
+    // Flat memory first, before anything else raises the peak: batches of 25,600 and
+    // 102,400 lines streamed from files that are written line by line.
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = chunks
+        .iter()
+        .map(|c| serde_json::to_string(c).unwrap())
+        .collect();
+    let write = |reps: usize| -> std::path::PathBuf {
+        use std::io::Write;
+        let p = dir.path().join(format!("in{reps}.jsonl"));
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        for _ in 0..reps {
+            for l in &lines {
+                writeln!(f, "{l}").unwrap();
+            }
+        }
+        p
+    };
+    let (p1, p4) = (write(100), write(400));
+    let mem = |p: &std::path::Path| -> u64 {
+        let before = peak_rss();
+        let f = std::io::BufReader::new(std::fs::File::open(p).unwrap());
+        batch::run(
+            &checker,
+            &route,
+            f,
+            &mut std::io::sink(),
+            BatchFormat::JsonLines,
+            |_| {},
+        )
+        .unwrap();
+        peak_rss().saturating_sub(before)
+    };
+    let m1 = mem(&p1);
+    let m4 = mem(&p4);
+    let run = |threads: usize, p: &std::path::Path| -> f64 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let data = std::fs::read(p).unwrap();
+        let mut sink = std::io::sink();
+        let t = Instant::now();
+        let s = pool.install(|| {
+            batch::run(
+                &checker,
+                &route,
+                &data[..],
+                &mut sink,
+                BatchFormat::JsonLines,
+                |_| {},
+            )
+            .unwrap()
+        });
+        s.chunks as f64 / t.elapsed().as_secs_f64()
+    };
+    let b1 = run(1, &p4);
+    let b2 = run(2, &p4);
+    println!(
+        "{{\"checker_one_core_chunks_per_s\": {one_core:.0}, \"batch_1_thread_chunks_per_s\": {b1:.0}, \"batch_2_threads_chunks_per_s\": {b2:.0}, \"batch_2_over_1\": {:.2}, \"batch_peak_growth_25600_chunks_bytes\": {m1}, \"batch_peak_growth_102400_chunks_bytes\": {m4}}}",
+        b2 / b1
+    );
+}
