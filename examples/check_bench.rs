@@ -8,7 +8,7 @@
 use acres::checker::batch::{self, BatchFormat};
 use acres::checker::{Chunk, TrajectoryChecker};
 use acres::config::Config;
-use acres::corridor::{Corridor, Grid, edt};
+use acres::corridor::Corridor;
 use acres::envelope::Grip;
 use acres::path::Path;
 use std::hint::black_box;
@@ -29,27 +29,9 @@ fn peak_rss() -> u64 {
 
 /// A corridor 3 m either side of the straight lane (y = 0, x from −10 to 315 m).
 fn lane_corridor() -> Arc<Corridor> {
-    let (w, h, res) = (1300usize, 80usize, 0.25);
-    let ex: Vec<bool> = (0..w * h)
-        .map(|k| {
-            let j = k / w;
-            let y = -10.0 + ((h - 1 - j) as f64 + 0.5) * res;
-            y.abs() > 3.0
-        })
-        .collect();
-    let mut cells = Vec::new();
-    edt::border_distance(w, h, |k| ex[k], res, &mut cells);
-    Arc::new(Corridor {
-        grid: Grid {
-            width: w,
-            height: h,
-            resolution_m: res,
-            origin_m: [-10.0, -10.0],
-            cells,
-        },
-        map: "lane".into(),
-        route: "straight_lane.json".into(),
-    })
+    Arc::new(Corridor::from_fn(1300, 80, 0.25, [-10.0, -10.0], |_, y| {
+        y.abs() > 3.0
+    }))
 }
 
 fn main() {

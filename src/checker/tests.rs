@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::Config;
-use crate::corridor::{Corridor, Grid, edt};
+use crate::corridor::Corridor;
 use crate::envelope::Grip;
 use crate::path::{Direction, Path};
 use proptest::prelude::*;
@@ -294,31 +294,10 @@ fn obstacle() {
 
 /// A corridor along the lane, `half` m either side of y = 0, with an optional hole.
 fn lane_corridor(half: f64, hole: Option<(f64, f64)>) -> Arc<Corridor> {
-    let res = 0.25;
-    let (w, h) = (1300usize, 80usize);
-    let origin = [-10.0, -10.0];
-    let ex: Vec<bool> = (0..w * h)
-        .map(|k| {
-            let (i, j) = (k % w, k / w);
-            let x = origin[0] + (i as f64 + 0.5) * res;
-            let y = origin[1] + ((h - 1 - j) as f64 + 0.5) * res;
-            let in_hole = hole.is_some_and(|(hx, hy)| (x - hx).abs() < 0.3 && (y - hy).abs() < 0.3);
-            y.abs() > half || in_hole
-        })
-        .collect();
-    let mut cells = Vec::new();
-    edt::border_distance(w, h, |k| ex[k], res, &mut cells);
-    Arc::new(Corridor {
-        grid: Grid {
-            width: w,
-            height: h,
-            resolution_m: res,
-            origin_m: origin,
-            cells,
-        },
-        map: "m".into(),
-        route: "r".into(),
-    })
+    Arc::new(Corridor::from_fn(1300, 80, 0.25, [-10.0, -10.0], |x, y| {
+        let in_hole = hole.is_some_and(|(hx, hy)| (x - hx).abs() < 0.3 && (y - hy).abs() < 0.3);
+        y.abs() > half || in_hole
+    }))
 }
 
 #[test]

@@ -110,6 +110,36 @@ impl Corridor {
         if best == f64::NEG_INFINITY { 0.0 } else { best }
     }
 
+    /// The corridor of a synthetic raster: `excluded(x, y)` tells, for each cell centre
+    /// in the world frame, whether the cell is excluded (tests, benchmarks, made-up maps).
+    pub fn from_fn(
+        width: usize,
+        height: usize,
+        resolution_m: f64,
+        origin_m: [f64; 2],
+        excluded: impl Fn(f64, f64) -> bool,
+    ) -> Corridor {
+        let mut grid = Grid {
+            width,
+            height,
+            resolution_m,
+            origin_m,
+            cells: Vec::new(),
+        };
+        let mask: Vec<bool> = (0..width * height)
+            .map(|k| {
+                let (x, y) = grid.centre(k % width, k / width);
+                excluded(x, y)
+            })
+            .collect();
+        super::edt::border_distance(width, height, |k| mask[k], resolution_m, &mut grid.cells);
+        Corridor {
+            grid,
+            map: "synthetic".into(),
+            route: "synthetic".into(),
+        }
+    }
+
     /// The file bytes of the corridor.
     pub fn to_bytes(&self) -> Vec<u8> {
         let g = &self.grid;

@@ -677,26 +677,9 @@ mod tests {
     #[test]
     fn corridor_geofence_slows_before_the_corridor_edge() {
         // A corridor of a lane 6 m wide along y = 0 from x = 0 to 40: the end at x = 40.
-        let (w, h, res) = (200usize, 40usize, 0.25);
-        let ex: Vec<bool> = (0..w * h)
-            .map(|k| {
-                let (i, j) = (k % w, k / w);
-                i >= 160 || !(8..32).contains(&j)
-            })
-            .collect();
-        let mut cells = Vec::new();
-        crate::corridor::edt::border_distance(w, h, |k| ex[k], res, &mut cells);
-        let c = crate::corridor::Corridor {
-            grid: crate::corridor::Grid {
-                width: w,
-                height: h,
-                resolution_m: res,
-                origin_m: [0.0, -5.0],
-                cells,
-            },
-            map: "m".into(),
-            route: "r".into(),
-        };
+        let c = crate::corridor::Corridor::from_fn(200, 40, 0.25, [0.0, -5.0], |x, y| {
+            x > 40.0 || y.abs() > 3.0
+        });
         let sh = shield().with_geofence(Geofence::Corridor(std::sync::Arc::new(c)));
         let scan = Scan::empty(360);
         let mut inp = input(&scan, 0.0, Some(GroundClass::Asphalt));
