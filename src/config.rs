@@ -158,6 +158,107 @@ impl Default for ChainConfig {
     }
 }
 
+/// `dbw.steering`: the steering actuator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbwSteering {
+    /// Steering wheel angle over road wheel angle: 15.137, so that 60° at the wheel gives
+    /// the reference's 0.06918 rad.
+    pub ratio: f64,
+    /// The steering wheel's range either side, deg (percent commands scale to it).
+    pub max_wheel_deg: f64,
+    /// The default rate limit (`cmd_rate` 0), deg/s.
+    pub rate_deg_s: f64,
+    /// The default acceleration limit (`cmd_accel` 0), deg/s².
+    pub accel_deg_s2: f64,
+}
+
+/// `dbw.throttle`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbwThrottle {
+    /// The default rate limit (`rate_inc`, `rate_dec` 0), %/s.
+    pub rate_pct_s: f64,
+}
+
+/// `dbw.brake`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbwBrake {
+    /// Pressure per percent, bar/%: 0.8, from the reference report (0.094 bar at 0.117 %).
+    pub bar_per_percent: f64,
+    /// The default rate limit, %/s.
+    pub rate_pct_s: f64,
+}
+
+/// `dbw.gear`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbwGear {
+    /// The time a shift takes, s.
+    pub shift_s: f64,
+    /// A shift needs a speed below this, m/s.
+    pub standstill_mps: f64,
+}
+
+/// `dbw.ulc`: the speed controller (vehicle-software.md "Stop and Hold on a Slope").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbwUlc {
+    /// The default acceleration limit (`limit_accel` 0), m/s².
+    pub limit_accel_mps2: f64,
+    /// The deceleration limit and its default, m/s² (the reference: 1.5).
+    pub limit_decel_mps2: f64,
+    /// The default jerk limits of throttle and brake, m/s³.
+    pub jerk_throttle_mps3: f64,
+    pub jerk_brake_mps3: f64,
+    /// The deceleration with no pedal, m/s² (and of `coast_decel`).
+    pub coast_decel_mps2: f64,
+    /// The gains of the speed error, 1/s, and of its integral, 1/s², and the integral's
+    /// bound, m.
+    pub kp_per_s: f64,
+    pub ki_per_s2: f64,
+    pub integral_max_m: f64,
+    /// The pedal per acceleration of the inverse vehicle model, % per m/s².
+    pub throttle_pct_per_mps2: f64,
+    pub brake_pct_per_mps2: f64,
+    /// The end of a commanded stop: the brake demand grows by this × |v| × 100 % per
+    /// (m/s) each second (the reference's dbw.ulc.stop_integral_per_s, 2.0).
+    pub stop_integral_per_s: f64,
+    /// The stop brake, % (the reference: 20).
+    pub stop_brake_pct: f64,
+    /// Below this speed the standstill hold acts, m/s (the reference: 0.05).
+    pub hold_speed_mps: f64,
+}
+
+/// Block `dbw` of `control_v1.json`: the drive-by-wire model (vehicle-bridge.md
+/// "Polaris"). The reference names `ulc.stop_integral_per_s` and `ulc.hold_speed_mps`;
+/// the other values are acres choices, documented in `src/dbw/model.rs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbwConfig {
+    /// A subsystem disengages this long after its last command, s (0.1).
+    pub timeout_s: f64,
+    /// Its report shows `timeout` until this long after it, s (1.0).
+    pub timeout_report_s: f64,
+    pub steering: DbwSteering,
+    pub throttle: DbwThrottle,
+    pub brake: DbwBrake,
+    pub gear: DbwGear,
+    pub ulc: DbwUlc,
+}
+
+impl Default for DbwConfig {
+    fn default() -> Self {
+        serde_json::from_value(
+            serde_json::from_str::<serde_json::Value>(ConfigFile::Control.builtin_text())
+                .expect("the shipped control file is JSON")["dbw"]
+                .clone(),
+        )
+        .expect("the shipped dbw block is valid")
+    }
+}
+
 /// `control_v1.json`: the shield, the corridor of the obstacle rule, the vehicle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,6 +269,8 @@ pub struct ControlConfig {
     pub vehicle: VehicleGeometry,
     #[serde(default)]
     pub chain: ChainConfig,
+    #[serde(default)]
+    pub dbw: DbwConfig,
 }
 
 /// Block `limits` of `trajectory_v1.json`: the trajectory checker's limits.
@@ -465,6 +568,44 @@ impl ControlConfig {
         )?;
         c.positive("chain.accel_max_mps2", ch.accel_max_mps2, 20.0)?;
         c.range("chain.standstill_mps", ch.standstill_mps, 0.0, 1.0)?;
+        let d = &self.dbw;
+        c.positive("dbw.timeout_s", d.timeout_s, 10.0)?;
+        c.positive("dbw.timeout_report_s", d.timeout_report_s, 100.0)?;
+        c.positive("dbw.steering.ratio", d.steering.ratio, 100.0)?;
+        c.positive(
+            "dbw.steering.max_wheel_deg",
+            d.steering.max_wheel_deg,
+            3600.0,
+        )?;
+        c.positive("dbw.steering.rate_deg_s", d.steering.rate_deg_s, 10_000.0)?;
+        c.positive("dbw.steering.accel_deg_s2", d.steering.accel_deg_s2, 1e6)?;
+        c.positive("dbw.throttle.rate_pct_s", d.throttle.rate_pct_s, 1e5)?;
+        c.positive("dbw.brake.bar_per_percent", d.brake.bar_per_percent, 10.0)?;
+        c.positive("dbw.brake.rate_pct_s", d.brake.rate_pct_s, 1e5)?;
+        c.range("dbw.gear.shift_s", d.gear.shift_s, 0.0, 10.0)?;
+        c.positive("dbw.gear.standstill_mps", d.gear.standstill_mps, 5.0)?;
+        let u = &d.ulc;
+        for (k, v, hi) in [
+            ("dbw.ulc.limit_accel_mps2", u.limit_accel_mps2, 20.0),
+            ("dbw.ulc.limit_decel_mps2", u.limit_decel_mps2, 20.0),
+            ("dbw.ulc.jerk_throttle_mps3", u.jerk_throttle_mps3, 100.0),
+            ("dbw.ulc.jerk_brake_mps3", u.jerk_brake_mps3, 100.0),
+            (
+                "dbw.ulc.throttle_pct_per_mps2",
+                u.throttle_pct_per_mps2,
+                1000.0,
+            ),
+            ("dbw.ulc.brake_pct_per_mps2", u.brake_pct_per_mps2, 1000.0),
+            ("dbw.ulc.stop_integral_per_s", u.stop_integral_per_s, 1000.0),
+            ("dbw.ulc.hold_speed_mps", u.hold_speed_mps, 1.0),
+            ("dbw.ulc.integral_max_m", u.integral_max_m, 1000.0),
+        ] {
+            c.positive(k, v, hi)?;
+        }
+        c.range("dbw.ulc.coast_decel_mps2", u.coast_decel_mps2, 0.0, 10.0)?;
+        c.range("dbw.ulc.kp_per_s", u.kp_per_s, 0.0, 100.0)?;
+        c.range("dbw.ulc.ki_per_s2", u.ki_per_s2, 0.0, 100.0)?;
+        c.range("dbw.ulc.stop_brake_pct", u.stop_brake_pct, 0.0, 100.0)?;
         if s.geofence_margin_m == 0.0 && k.narrow_time_s > 0.0 {
             // w(v) divides by G (vehicle-software.md "Swept corridor").
             return Err(c.fail(

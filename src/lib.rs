@@ -9,6 +9,7 @@ pub mod chain;
 pub mod checker;
 pub mod config;
 pub mod corridor;
+pub mod dbw;
 pub mod driver;
 pub mod envelope;
 pub mod io;
