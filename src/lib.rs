@@ -17,3 +17,4 @@ pub mod path;
 pub mod plot;
 pub mod scan;
 pub mod shield;
+pub mod vehicle;
