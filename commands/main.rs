@@ -8,6 +8,7 @@ mod envelope;
 mod man;
 mod output;
 mod plot;
+mod sim;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -67,6 +68,7 @@ pub enum Command {
     Envelope(envelope::Args),
     Corridor(corridor::Args),
     Check(check::Args),
+    Sim(sim::Args),
     Config(config::Args),
     Plot(plot::Args),
     Man(man::Args),
@@ -87,6 +89,7 @@ fn main() -> ExitCode {
             Ok(false) => return ExitCode::from(check::EXIT_REFUSED),
             Err(e) => Err(e),
         },
+        Command::Sim(a) => sim::run(a, &cli.global),
         Command::Config(a) => config::run(a, &cli.global),
         Command::Plot(a) => plot::run(a, &cli.global),
         Command::Man(a) => man::run(a, &cli.global),

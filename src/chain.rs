@@ -336,7 +336,13 @@ impl Chain {
         // Gear logic: a shift only at standstill, with the brake held through it.
         let standing = st.speed_mps.abs() < self.cfg.standstill_mps;
         let mut gear = st.gear;
-        let mut v = cmd.speed_mps;
+        // A speed below the standstill speed is a stop: the speed controller cannot
+        // follow such a crawl, and creeping up to a limit would overshoot it.
+        let mut v = if cmd.speed_mps.abs() < self.cfg.standstill_mps {
+            0.0
+        } else {
+            cmd.speed_mps
+        };
         if !st.gear.drives(v) {
             if standing {
                 gear = if v > 0.0 { Gear::High } else { Gear::Reverse };

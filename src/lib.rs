@@ -17,4 +17,6 @@ pub mod path;
 pub mod plot;
 pub mod scan;
 pub mod shield;
+pub mod sim;
 pub mod vehicle;
+pub mod world;

@@ -18,9 +18,9 @@ pub struct SteeringCmd {
     pub cmd_accel: f64,
     pub enable: bool,
     #[serde(skip_serializing)]
-    clear: Option<IgnoredAny>,
+    pub(crate) clear: Option<IgnoredAny>,
     #[serde(skip_serializing)]
-    ignore: Option<IgnoredAny>,
+    pub(crate) ignore: Option<IgnoredAny>,
 }
 
 /// `throttle_cmd`: 13 raw pedal percent, 14 percent of the full range; 0 none.
@@ -35,9 +35,9 @@ pub struct ThrottleCmd {
     pub rate_dec: f64,
     pub enable: bool,
     #[serde(skip_serializing)]
-    clear: Option<IgnoredAny>,
+    pub(crate) clear: Option<IgnoredAny>,
     #[serde(skip_serializing)]
-    ignore: Option<IgnoredAny>,
+    pub(crate) ignore: Option<IgnoredAny>,
 }
 
 /// `brake_cmd`: 1 pressure (bar), 14 percent; 0 none. The torque and acceleration types
@@ -53,9 +53,9 @@ pub struct BrakeCmd {
     pub rate_dec: f64,
     pub enable: bool,
     #[serde(skip_serializing)]
-    clear: Option<IgnoredAny>,
+    pub(crate) clear: Option<IgnoredAny>,
     #[serde(skip_serializing)]
-    ignore: Option<IgnoredAny>,
+    pub(crate) ignore: Option<IgnoredAny>,
 }
 
 /// `gear_cmd`: `cmd` is a number or `{"value": n}`; 0 none, 1 park, 2 reverse,
@@ -66,11 +66,11 @@ pub struct GearCmd {
     #[serde(deserialize_with = "number_or_value")]
     pub cmd: u8,
     #[serde(skip_serializing)]
-    enable_shift: Option<IgnoredAny>,
+    pub(crate) enable_shift: Option<IgnoredAny>,
     #[serde(skip_serializing)]
-    enable_shift_park: Option<IgnoredAny>,
+    pub(crate) enable_shift_park: Option<IgnoredAny>,
     #[serde(skip_serializing)]
-    clear: Option<IgnoredAny>,
+    pub(crate) clear: Option<IgnoredAny>,
 }
 
 fn number_or_value<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
@@ -103,7 +103,7 @@ pub struct UlcCmd {
     /// Decelerate without the brake.
     pub coast_decel: bool,
     #[serde(skip_serializing)]
-    clear: Option<IgnoredAny>,
+    pub(crate) clear: Option<IgnoredAny>,
 }
 
 /// `drive_mode`: `awd`, `2wd` or `turf`, reported as 2, 1 and 0.

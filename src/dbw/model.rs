@@ -140,6 +140,12 @@ impl Dbw {
         }
     }
 
+    /// Sets the gear at once (a scenario's start state).
+    pub fn set_gear(&mut self, gear: u8) {
+        self.gear = gear;
+        self.gear_cmd = gear;
+    }
+
     /// Whether the system is enabled.
     pub fn enabled(&self) -> bool {
         self.enabled

@@ -150,6 +150,10 @@ pub struct Shield {
     geofence: Option<Geofence>,
     /// The class limits by class, and the worst (index 7) for an unknown class.
     limits: [ClassLimits; 8],
+    /// Whether the corner rule and the obstacle rule apply (scenarios turn them off to
+    /// show what they prevent; the actuator limits always apply).
+    corner_on: bool,
+    obstacle_on: bool,
 }
 
 impl Shield {
@@ -174,12 +178,21 @@ impl Shield {
             ),
             geofence: None,
             limits,
+            corner_on: true,
+            obstacle_on: true,
         })
     }
 
     /// Adds a geofence: the vehicle keeps the margin `G` inside the polygon or corridor.
     pub fn with_geofence(mut self, fence: Geofence) -> Shield {
         self.geofence = Some(fence);
+        self
+    }
+
+    /// Turns the corner rule and the obstacle rule on or off.
+    pub fn with_rules(mut self, corner: bool, obstacle: bool) -> Shield {
+        self.corner_on = corner;
+        self.obstacle_on = obstacle;
         self
     }
 
@@ -321,7 +334,7 @@ impl Shield {
             Some(_) => self.class_limits(input.class).lateral_accel_max_mps2,
             None => s.lateral_accel_max_mps2,
         };
-        if kappa != 0.0 {
+        if kappa != 0.0 && self.corner_on {
             let cap = corner_cap(a_lat, kappa.abs());
             v = lower(&mut out, Rule::Corner, v, cap, None);
         }
@@ -367,8 +380,10 @@ impl Shield {
             ));
         }
         let d_obs = d - vm.abs() * self.control.corridor.response_s;
-        let cap = rule.stop_cap(d_obs);
-        v = lower(&mut out, Rule::Obstacle, v, cap, Some(d_obs));
+        if self.obstacle_on {
+            let cap = rule.stop_cap(d_obs);
+            v = lower(&mut out, Rule::Obstacle, v, cap, Some(d_obs));
+        }
 
         ShieldOutput {
             command: Command {

@@ -7,6 +7,7 @@ mod envelope;
 mod man;
 mod plot;
 mod routes;
+mod sim;
 
 use assert_cmd::Command;
 

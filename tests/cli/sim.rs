@@ -1,0 +1,65 @@
+use super::run;
+
+#[test]
+fn the_default_scenario_stops_before_the_object() {
+    let (code, out, err) = run(&["sim", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "collided",
+        "stopped",
+        "gap_m",
+        "max_lateral_accel_mps2",
+        "wheel_lift",
+        "interventions",
+        "time_s",
+        "distance_m",
+    ] {
+        assert!(v.get(key).is_some(), "no {key}");
+    }
+    assert_eq!(v["collided"], false);
+    assert_eq!(v["stopped"], true);
+    let gap = v["gap_m"].as_f64().unwrap();
+    assert!((2.4..=3.5).contains(&gap), "{gap}");
+    assert!(v["interventions"]["obstacle"].as_u64().unwrap() > 0);
+    let (code, text, _) = run(&["sim"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("collided: false") && text.contains("gap: "),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_log_has_one_record_per_control_step_and_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    for p in [&a, &b] {
+        let (code, _, err) = run(&["sim", "-q", "--log", p.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let ta = std::fs::read_to_string(&a).unwrap();
+    assert_eq!(ta, std::fs::read_to_string(&b).unwrap());
+    let recs: Vec<serde_json::Value> = ta
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(recs.len() > 100);
+    for (i, r) in recs.iter().enumerate() {
+        assert_eq!(r["step"], i);
+        assert_eq!(r["scan"].as_array().unwrap().len(), 360);
+        assert_eq!(r["dbw"]["type"], "dbw_report");
+    }
+}
+
+#[test]
+fn a_bad_scenario_is_an_error_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.json");
+    let text = acres::sim::DEFAULT_SCENARIO.replace("\"obstacles\"", "\"obstacels\"");
+    std::fs::write(&p, text).unwrap();
+    let (code, _, err) = run(&["sim", "--scenario", p.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("s.json") && err.contains("obstacels"), "{err}");
+}
