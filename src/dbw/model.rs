@@ -346,6 +346,16 @@ impl Dbw {
             } else {
                 next
             };
+            // A vehicle that stands while a stop is commanded has reached the reference: on
+            // an uphill grade it stops before the reference does, and must not roll back.
+            if self.ulc.cmd_type == 1
+                && self.ulc_cmd == 0.0
+                && speed_mps.abs() < l.hold_speed_mps
+                && self.accel_ref <= 0.0
+            {
+                self.vel_ref = 0.0;
+                self.accel_ref = 0.0;
+            }
             let e = self.vel_ref - speed_mps;
             self.integral = (self.integral + e * dt).clamp(-l.integral_max_m, l.integral_max_m);
             let a_des = self.accel_ref + l.kp_per_s * e + l.ki_per_s2 * self.integral;
