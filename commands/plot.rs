@@ -16,6 +16,34 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
     StopDistance(StopDistanceArgs),
+    PurePursuit(PurePursuitArgs),
+}
+
+/// Draw the reference's opening figure from a real simulation run.
+///
+/// Runs the scenario (default: the opening figure, data/scenarios/opening.json) and draws
+/// the reference path, the vehicle's trace, every 2 s the look-ahead point and the
+/// pure-pursuit arc to it (blue) and the stop distance d_stop(v) ahead of the front of the
+/// footprint (orange), the obstacles, and the final footprint with its gap.
+#[derive(Debug, clap::Args)]
+struct PurePursuitArgs {
+    /// The output file: .png or .svg; `-` writes to stdout (PNG unless --image-format svg).
+    #[arg(long, short, value_name = "FILE", default_value = "pure-pursuit.png")]
+    out: PathBuf,
+    /// The image format, where the file name's extension should not decide it.
+    #[arg(long, value_parser = ["png", "svg"], value_name = "FORMAT")]
+    image_format: Option<String>,
+    /// The scenario file (JSON, data/scenarios/README.md).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+}
+
+fn image_format(explicit: Option<&str>, out: &std::path::Path) -> anyhow::Result<ImageFormat> {
+    Ok(match (explicit, out.to_str()) {
+        (Some("svg"), _) => ImageFormat::Svg,
+        (Some(_), _) | (None, Some("-")) => ImageFormat::Png,
+        (None, _) => ImageFormat::from_path(out)?,
+    })
 }
 
 /// Draw d_stop(v) of each ground class against the scan reach.
@@ -44,17 +72,32 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
     match args.command {
         Sub::StopDistance(a) => {
-            let format = match (a.image_format.as_deref(), a.out.to_str()) {
-                (Some("svg"), _) => ImageFormat::Svg,
-                (Some(_), _) | (None, Some("-")) => ImageFormat::Png,
-                (None, _) => ImageFormat::from_path(&a.out)?,
-            };
+            let format = image_format(a.image_format.as_deref(), &a.out)?;
             let grip: Grip = a.grip.grip;
             let opts = StopDistanceOptions {
                 grip,
                 max_speed_mps: a.max_speed,
             };
             let bytes = acres::plot::stop_distance(&config, opts, format)?;
+            output::write_output(&a.out, &bytes)?;
+            if a.out.to_str() != Some("-") {
+                global.status(&format!("wrote {}", a.out.display()));
+            }
+            Ok(())
+        }
+        Sub::PurePursuit(a) => {
+            let format = image_format(a.image_format.as_deref(), &a.out)?;
+            let (scenario, dir) = crate::sim::load_scenario(a.scenario.as_deref())?;
+            let route = scenario.path(dir.as_deref())?;
+            let mut log = Vec::new();
+            let summary = acres::sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
+            let records: Vec<acres::sim::LogRecord> = log
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(serde_json::from_slice)
+                .collect::<Result<_, _>>()?;
+            let bytes =
+                acres::plot::pure_pursuit(&config, &scenario, &route, &records, &summary, format)?;
             output::write_output(&a.out, &bytes)?;
             if a.out.to_str() != Some("-") {
                 global.status(&format!("wrote {}", a.out.display()));

@@ -30,9 +30,11 @@ pub struct Args {
     format: String,
 }
 
-pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
-    let config = global.load_config()?;
-    let (scenario, dir) = match &args.scenario {
+/// The scenario of a file, or the built-in default; with the file's directory.
+pub fn load_scenario(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<(Scenario, Option<PathBuf>)> {
+    Ok(match path {
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
@@ -45,7 +47,12 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             Scenario::from_json_str("data/scenarios/opening.json", sim::DEFAULT_SCENARIO)?,
             None,
         ),
-    };
+    })
+}
+
+pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
+    let config = global.load_config()?;
+    let (scenario, dir) = load_scenario(args.scenario.as_deref())?;
     let route = scenario.path(dir.as_deref())?;
     let summary = match &args.log {
         Some(p) => {

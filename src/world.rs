@@ -30,8 +30,8 @@ pub enum Obstacle {
 }
 
 impl Obstacle {
-    /// The outline as a polygon (a circle as 32 points outside it, for collision only).
-    fn polygon(&self) -> Polygon<f64> {
+    /// The outline as a polygon (a circle as 32 points just outside it).
+    pub fn outline(&self) -> Polygon<f64> {
         match self {
             Obstacle::Circle { x_m, y_m, radius_m } => {
                 let r = radius_m / (std::f64::consts::PI / 32.0).cos();
@@ -171,7 +171,7 @@ pub struct World {
 impl World {
     /// A world of a ground and obstacles.
     pub fn new(ground: Plane, obstacles: Vec<Obstacle>) -> World {
-        let polygons: Vec<Polygon<f64>> = obstacles.iter().map(Obstacle::polygon).collect();
+        let polygons: Vec<Polygon<f64>> = obstacles.iter().map(Obstacle::outline).collect();
         let items = polygons
             .iter()
             .enumerate()

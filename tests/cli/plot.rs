@@ -104,3 +104,34 @@ fn bad_output_leaves_no_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn pure_pursuit_is_drawn_from_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = acres()
+        .current_dir(dir.path())
+        .args(["plot", "pure-pursuit"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, h, rgb) = decode(&std::fs::read(dir.path().join("pure-pursuit.png")).unwrap());
+    assert_eq!((w, h), (1100, 720));
+    // Blue arcs, orange stop distances and the red object are drawn.
+    for c in [(30, 90, 200), (240, 140, 20), (200, 30, 30)] {
+        assert!(
+            rgb.chunks_exact(3).any(|p| (p[0], p[1], p[2]) == c),
+            "no pixel of {c:?}"
+        );
+    }
+    let svg = dir.path().join("pp.svg");
+    acres()
+        .args(["plot", "pure-pursuit", "--out", svg.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("stopped, gap 2.4"), "the gap is annotated");
+}
