@@ -63,3 +63,40 @@ fn a_bad_scenario_is_an_error_naming_the_key() {
     assert_eq!(code, 1);
     assert!(err.contains("s.json") && err.contains("obstacels"), "{err}");
 }
+
+fn scenario(name: &str) -> String {
+    format!("{}/data/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn without_the_shield_the_driver_hits_the_object() {
+    let (code, out, err) = run(&[
+        "sim",
+        "--scenario",
+        &scenario("opening_no_shield.json"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["collided"], true);
+    assert!(v["interventions"].get("obstacle").is_none());
+}
+
+#[test]
+fn downhill_on_wet_gravel_the_vehicle_stops_at_the_route_end_and_holds() {
+    let (code, out, err) = run(&[
+        "sim",
+        "--scenario",
+        &scenario("lane_downhill_wet.json"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["stopped"], true);
+    assert_eq!(v["collided"], false);
+    // From x = 200 m to the lane's end at 300 m, within 0.5 m.
+    let d = v["distance_m"].as_f64().unwrap();
+    assert!((d - 100.0).abs() < 0.5, "{d}");
+}
