@@ -38,7 +38,7 @@ struct PurePursuitArgs {
     scenario: Option<PathBuf>,
 }
 
-fn image_format(explicit: Option<&str>, out: &std::path::Path) -> anyhow::Result<ImageFormat> {
+pub fn image_format(explicit: Option<&str>, out: &std::path::Path) -> anyhow::Result<ImageFormat> {
     Ok(match (explicit, out.to_str()) {
         (Some("svg"), _) => ImageFormat::Svg,
         (Some(_), _) | (None, Some("-")) => ImageFormat::Png,
@@ -91,13 +91,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             let route = scenario.path(dir.as_deref())?;
             let mut log = Vec::new();
             let summary = acres::sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
-            let records: Vec<acres::sim::LogRecord> = log
-                .split(|b| *b == b'\n')
-                .filter(|l| !l.is_empty())
-                .map(serde_json::from_slice)
-                .collect::<Result<_, _>>()?;
-            let bytes =
-                acres::plot::pure_pursuit(&config, &scenario, &route, &records, &summary, format)?;
+            let bytes = pure_pursuit_of_log(&config, &scenario, &route, &log, &summary, format)?;
             output::write_output(&a.out, &bytes)?;
             if a.out.to_str() != Some("-") {
                 global.status(&format!("wrote {}", a.out.display()));
@@ -105,4 +99,23 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The pure-pursuit diagram of a run from its log bytes (JSON Lines).
+pub fn pure_pursuit_of_log(
+    config: &acres::config::Config,
+    scenario: &acres::sim::Scenario,
+    route: &acres::path::Path,
+    log: &[u8],
+    summary: &acres::sim::Summary,
+    format: ImageFormat,
+) -> anyhow::Result<Vec<u8>> {
+    let records: Vec<acres::sim::LogRecord> = log
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(serde_json::from_slice)
+        .collect::<Result<_, _>>()?;
+    Ok(acres::plot::pure_pursuit(
+        config, scenario, route, &records, summary, format,
+    )?)
 }

@@ -25,6 +25,10 @@ pub struct Args {
     /// command row, the DBW report); written atomically.
     #[arg(long, value_name = "FILE.jsonl")]
     log: Option<PathBuf>,
+    /// Also draw the run (.png or .svg): the path, the trace, the look-ahead points and
+    /// arcs, the stop distances and the final gap, as `acres plot pure-pursuit` does.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     /// Output format of the summary: `table` or `json`.
     #[arg(long, value_parser = ["table", "json"], default_value = "table")]
     format: String,
@@ -54,17 +58,32 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
     let (scenario, dir) = load_scenario(args.scenario.as_deref())?;
     let route = scenario.path(dir.as_deref())?;
-    let summary = match &args.log {
-        Some(p) => {
-            let mut f = acres::io::AtomicFile::create(p)
-                .with_context(|| format!("writing {}", p.display()))?;
-            let s = sim::run(&config, &scenario, route, Some(&mut f))?;
-            f.commit()
-                .with_context(|| format!("writing {}", p.display()))?;
+    let summary = if let Some(plot) = &args.plot {
+        // The plot needs the records: the log is kept in memory for it.
+        let format = crate::plot::image_format(None, plot)?;
+        let mut log = Vec::new();
+        let s = sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
+        if let Some(p) = &args.log {
+            output::write_output(p, &log)?;
             global.status(&format!("wrote {}", p.display()));
-            s
         }
-        None => sim::run(&config, &scenario, route, None)?,
+        let bytes = crate::plot::pure_pursuit_of_log(&config, &scenario, &route, &log, &s, format)?;
+        output::write_output(plot, &bytes)?;
+        global.status(&format!("wrote {}", plot.display()));
+        s
+    } else {
+        match &args.log {
+            Some(p) => {
+                let mut f = acres::io::AtomicFile::create(p)
+                    .with_context(|| format!("writing {}", p.display()))?;
+                let s = sim::run(&config, &scenario, route, Some(&mut f))?;
+                f.commit()
+                    .with_context(|| format!("writing {}", p.display()))?;
+                global.status(&format!("wrote {}", p.display()));
+                s
+            }
+            None => sim::run(&config, &scenario, route, None)?,
+        }
     };
     if args.format == "json" {
         return output::print_json(&summary);

@@ -100,3 +100,19 @@ fn downhill_on_wet_gravel_the_vehicle_stops_at_the_route_end_and_holds() {
     let d = v["distance_m"].as_f64().unwrap();
     assert!((d - 100.0).abs() < 0.5, "{d}");
 }
+
+#[test]
+fn plot_of_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("run.png");
+    let (code, _, err) = run(&["sim", "-q", "--plot", png.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(&std::fs::read(&png).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
+    let (code, _, err) = run(&[
+        "sim",
+        "--plot",
+        dir.path().join("run.jpg").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("run.jpg"), "{err}");
+}
