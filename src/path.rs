@@ -166,7 +166,7 @@ impl Path {
                 if i == 0 || i + 1 == points.len() {
                     0.0
                 } else {
-                    crate::checker::chunk::menger(c(i - 1), c(i), c(i + 1))
+                    menger(c(i - 1), c(i), c(i + 1))
                 }
             })
             .collect();
@@ -414,6 +414,17 @@ impl Path {
             lateral_m: cross,
         }
     }
+}
+
+/// The signed curvature of the circle through `a`, `b`, `c` (positive when `c` turns
+/// left of `a → b`); 0 for collinear or repeated points.
+pub fn menger(a: Coord<f64>, b: Coord<f64>, c: Coord<f64>) -> f64 {
+    let cross = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+    let ab2 = (b.x - a.x).powi(2) + (b.y - a.y).powi(2);
+    let bc2 = (c.x - b.x).powi(2) + (c.y - b.y).powi(2);
+    let ca2 = (a.x - c.x).powi(2) + (a.y - c.y).powi(2);
+    let den = (ab2 * bc2 * ca2).sqrt();
+    if den <= 0.0 { 0.0 } else { 2.0 * cross / den }
 }
 
 /// The points of a GeoJSON LineString feature with per-point or per-feature properties.

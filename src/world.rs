@@ -250,8 +250,6 @@ impl World {
         self.tree
             .locate_in_envelope_intersecting(&env)
             .map(|i| i.index)
-            .collect::<Vec<_>>()
-            .into_iter()
     }
 }
 

@@ -636,6 +636,33 @@ mod tests {
         );
     }
 
+    /// A straight command at `speed` east from (x, 0) on asphalt: the shield's output and
+    /// the distance of its geofence intervention, where there is one.
+    fn fenced(sh: &Shield, x: f64, yaw: f64, speed: f64) -> (ShieldOutput, Option<f64>) {
+        let scan = Scan::empty(360);
+        let mut inp = input(&scan, 0.0, Some(GroundClass::Asphalt));
+        inp.pose = Pose {
+            x_m: x,
+            y_m: 0.0,
+            yaw_rad: yaw,
+        };
+        let out = sh
+            .limit(
+                Command {
+                    curvature_per_m: 0.0,
+                    speed_mps: speed,
+                },
+                &inp,
+            )
+            .unwrap();
+        let d = out
+            .interventions
+            .iter()
+            .find(|i| i.rule == Rule::Geofence)
+            .and_then(|i| i.distance_m);
+        (out, d)
+    }
+
     #[test]
     fn geofence_slows_before_the_fence() {
         // A 30 m square; the vehicle at x = 5 heading east toward the east side at x = 30.
@@ -644,30 +671,10 @@ mod tests {
             vec![],
         );
         let sh = shield().with_geofence(Geofence::Polygon(fence));
-        let scan = Scan::empty(360);
-        let mut inp = input(&scan, 0.0, Some(GroundClass::Asphalt));
-        inp.pose = Pose {
-            x_m: 5.0,
-            y_m: 0.0,
-            yaw_rad: 0.0,
-        };
-        let out = sh
-            .limit(
-                Command {
-                    curvature_per_m: 0.0,
-                    speed_mps: 7.8,
-                },
-                &inp,
-            )
-            .unwrap();
-        let g = out
-            .interventions
-            .iter()
-            .find(|i| i.rule == Rule::Geofence)
-            .expect("the geofence intervenes");
+        let (out, d) = fenced(&sh, 5.0, 0.0, 7.8);
         // The front of the centre line must stay 1.1 m inside x = 30, at x ≤ 28.9; the
         // front starts at 7.56, so the fence is 21.34 m ahead (less one 0.25 m sample).
-        let d = g.distance_m.unwrap();
+        let d = d.expect("the geofence intervenes");
         assert!((21.34 - 0.26..=21.34).contains(&d), "{d}");
         assert!(
             sh.stop_rule(Some(GroundClass::Asphalt))
@@ -675,17 +682,7 @@ mod tests {
                 <= d
         );
         // Heading away from the fence, nothing to do.
-        inp.pose.yaw_rad = std::f64::consts::PI;
-        inp.pose.x_m = 25.0;
-        let out = sh
-            .limit(
-                Command {
-                    curvature_per_m: 0.0,
-                    speed_mps: 3.0,
-                },
-                &inp,
-            )
-            .unwrap();
+        let (out, _) = fenced(&sh, 25.0, std::f64::consts::PI, 3.0);
         assert!(out.interventions.is_empty(), "{:?}", out.interventions);
     }
 
@@ -696,29 +693,9 @@ mod tests {
             x > 40.0 || y.abs() > 3.0
         });
         let sh = shield().with_geofence(Geofence::Corridor(std::sync::Arc::new(c)));
-        let scan = Scan::empty(360);
-        let mut inp = input(&scan, 0.0, Some(GroundClass::Asphalt));
-        inp.pose = Pose {
-            x_m: 10.0,
-            y_m: 0.0,
-            yaw_rad: 0.0,
-        };
-        let out = sh
-            .limit(
-                Command {
-                    curvature_per_m: 0.0,
-                    speed_mps: 7.8,
-                },
-                &inp,
-            )
-            .unwrap();
-        let g = out
-            .interventions
-            .iter()
-            .find(|i| i.rule == Rule::Geofence)
-            .expect("the corridor's end is inside the stop distance");
+        let (_, d) = fenced(&sh, 10.0, 0.0, 7.8);
+        let d = d.expect("the corridor's end is inside the stop distance");
         // The front at 12.56 m may go until d(p) < 1.1 m, at most 40 − 1.1 = 38.9 m.
-        let d = g.distance_m.unwrap();
         assert!(d <= 38.9 - 12.56 && d > 38.9 - 12.56 - 0.25 - 0.36, "{d}");
     }
 
