@@ -139,6 +139,9 @@ pub fn chunk_command(chunk: &Chunk, route: &Path, station_m: f64) -> Command {
 pub enum Source {
     Driver,
     Proposal,
+    /// A fixed request of a test rig (the steering step of vehicle-software.md
+    /// "Validation"), in place of the driver's command.
+    Fixed,
 }
 
 /// The output of one control step.
@@ -205,7 +208,8 @@ pub struct Chain {
     checker: Option<Box<dyn Checker>>,
     cfg: ChainConfig,
     driver_state: DriverState,
-    last: Command,
+    /// The last command sent; before the first step, the vehicle's state.
+    last: Option<Command>,
     scratch: ShieldScratch,
 }
 
@@ -228,7 +232,7 @@ impl Chain {
             checker: None,
             cfg: config.control.chain.clone(),
             driver_state: DriverState::default(),
-            last: Command::default(),
+            last: None,
             scratch: ShieldScratch::default(),
         })
     }
@@ -257,6 +261,24 @@ impl Chain {
 
     /// One control step.
     pub fn step(&mut self, input: &ChainInput) -> Result<CommandRow, ChainError> {
+        self.step_inner(input, None)
+    }
+
+    /// One control step with a fixed request in place of the driver's and the
+    /// proposal's: the shield, the actuator limits and the gear logic as in [`Chain::step`].
+    pub fn step_fixed(
+        &mut self,
+        input: &ChainInput,
+        request: Command,
+    ) -> Result<CommandRow, ChainError> {
+        self.step_inner(input, Some(request))
+    }
+
+    fn step_inner(
+        &mut self,
+        input: &ChainInput,
+        fixed: Option<Command>,
+    ) -> Result<CommandRow, ChainError> {
         let st = &input.state;
         for (name, v) in [
             ("pose.x_m", st.pose.x_m),
@@ -271,6 +293,21 @@ impl Chain {
         }
         self.shield.geometry().check(input.scan)?;
         let dt = 1.0 / CONTROL_HZ as f64;
+        // The first step starts the limits from the vehicle's motion: its speed and the
+        // curvature of its yaw rate (0 when standing), so that a moving start is not
+        // braked to ramp up again.
+        let last = *self.last.get_or_insert_with(|| {
+            let moving = st.speed_mps.abs() >= self.cfg.standstill_mps;
+            let k = if moving {
+                st.yaw_rate_rps / st.speed_mps
+            } else {
+                0.0
+            };
+            Command {
+                curvature_per_m: if k.is_finite() { k } else { 0.0 },
+                speed_mps: if moving { st.speed_mps } else { 0.0 },
+            }
+        });
 
         let drv = self
             .driver
@@ -288,7 +325,7 @@ impl Chain {
                 y_m: st.pose.y_m,
                 yaw_rad: st.pose.yaw_rad,
                 speed_mps: st.speed_mps.abs(),
-                curvature_per_m: self.last.curvature_per_m,
+                curvature_per_m: last.curvature_per_m,
             };
             let v = checker.check(&chunk, &self.path);
             if v == Verdict::Accepted {
@@ -297,6 +334,10 @@ impl Chain {
             }
             v
         });
+        if let Some(f) = fixed {
+            source = Source::Fixed;
+            requested = f;
+        }
 
         let part = self.path.parts()[self.driver_state.part].clone();
         let sin = ShieldInput {
@@ -315,10 +356,9 @@ impl Chain {
         // Actuator limits: the curvature rate. Where it changes the curvature, the shield
         // judges the curvature that is sent (it only ever lowers the speed further).
         let dk = self.cfg.curvature_rate_max_per_m_s * dt;
-        let kappa = cmd.curvature_per_m.clamp(
-            self.last.curvature_per_m - dk,
-            self.last.curvature_per_m + dk,
-        );
+        let kappa = cmd
+            .curvature_per_m
+            .clamp(last.curvature_per_m - dk, last.curvature_per_m + dk);
         if kappa != cmd.curvature_per_m {
             let again = self.shield.limit_with(
                 Command {
@@ -350,11 +390,11 @@ impl Chain {
             v = 0.0;
         }
         // Speed change: increases limited, decreases passed at once.
-        let vmax = self.last.speed_mps.abs() + self.cfg.accel_max_mps2 * dt;
+        let vmax = last.speed_mps.abs() + self.cfg.accel_max_mps2 * dt;
         if v.abs() > vmax {
             v = vmax.copysign(v);
         }
-        if self.last.speed_mps != 0.0 && v != 0.0 && v.signum() != self.last.speed_mps.signum() {
+        if last.speed_mps != 0.0 && v != 0.0 && v.signum() != last.speed_mps.signum() {
             v = 0.0;
         }
         // Launch hold: standing with no speed asked, or during a shift.
@@ -366,7 +406,7 @@ impl Chain {
             curvature_per_m: cmd.curvature_per_m,
             speed_mps: v,
         };
-        self.last = out;
+        self.last = Some(out);
         Ok(CommandRow {
             step: input.step,
             time_s: input.step as f64 * dt,
@@ -644,7 +684,7 @@ mod tests {
                 .unwrap();
             assert!(row.requested.curvature_per_m < -0.05);
             let dk = row.curvature_per_m - last;
-            assert!(dk.abs() <= 0.11 / 50.0 + 1e-15, "step {k}: {dk}");
+            assert!(dk.abs() <= 0.059 / 50.0 + 1e-15, "step {k}: {dk}");
             assert!(dk < 0.0);
             last = row.curvature_per_m;
         }

@@ -135,9 +135,10 @@ impl VehicleGeometry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChainConfig {
-    /// The largest curvature change per second of the command, 1/(m s). The default 0.11
-    /// is the DBW example of vehicle-bridge.md: 200°/s at the steering wheel, over the
-    /// steering ratio 15.14 and the wheelbase 2.06 m.
+    /// The largest curvature change per second of the command, 1/(m s). The default is
+    /// the checker's steering_rate_max_per_m_s (0.059, vehicle-software.md "Parameters"):
+    /// the commands obey the rate a plan must obey. It keeps the steering step of
+    /// "Validation" under the corner rule at 3 m/s² (0.11, 200°/s at the wheel, gave 4.9).
     pub curvature_rate_max_per_m_s: f64,
     /// The largest speed increase per second of the command, m/s²; the default is the
     /// checker's accel_max_mps2, so that the driver's commands pass its rule. A decrease
@@ -151,7 +152,7 @@ pub struct ChainConfig {
 impl Default for ChainConfig {
     fn default() -> Self {
         ChainConfig {
-            curvature_rate_max_per_m_s: 0.11,
+            curvature_rate_max_per_m_s: 0.059,
             accel_max_mps2: 1.1,
             standstill_mps: 0.05,
         }
