@@ -1,7 +1,9 @@
 //! The vehicle model of the simulated Polaris Ranger (groundwork for [sim]): a dynamic
 //! single-track model with tire forces limited by the ground's friction, rolling
-//! resistance, the grade force, lateral load transfer through a roll mode, and wheel-lift
-//! detection; drive and brake forces with actuator lag. Fixed step of 120 Hz,
+//! resistance, the grade force, lateral load transfer through a roll mode and the body's
+//! roll, the trip of a sliding tire on deformable ground, and wheel-lift detection; drive
+//! and brake forces with actuator lag. On pavement a wheel lifts only where the grip
+//! exceeds the rollover threshold (dry); wet pavement slides; soft ground trips. Fixed step of 120 Hz,
 //! semi-implicit Euler (velocities first, then positions with the new velocities).
 //!
 //! The tire model has no static friction at zero speed (vehicle-software.md "Stop and
@@ -50,13 +52,27 @@ pub fn ground(class: Option<GroundClass>, state: GroundState) -> (f64, f64) {
     (if state == GroundState::Dry { dry } else { wet }, crr)
 }
 
+/// Whether a class gives under a sliding tire (all but pavement): the soil that builds up
+/// against the sidewall of a tire sliding sideways trips the vehicle, the common way
+/// off-road vehicles roll over (NHTSA: most rollovers are tripped).
+pub fn deformable(class: Option<GroundClass>) -> bool {
+    !matches!(
+        class,
+        Some(GroundClass::Asphalt) | Some(GroundClass::Concrete)
+    )
+}
+
 /// The dynamic parameters of the Ranger (an acres choice where no source is named):
 /// mass with the sensor rig and one occupant on a curb mass of about 860 kg (Polaris);
-/// the CG 45 % of the wheelbase behind the front axle, 0.75 m high with the roof sensor
-/// rig and an occupant, on a 1.27 m track
+/// the CG 45 % of the wheelbase behind the front axle, 0.8 m high with the roof sensor
+/// rig and an occupant, on a 1.27 m track (a rollover threshold near 0.76 g with the
+/// body roll, in the range of the dynamic thresholds measured on ROVs, 0.6 to 0.8 g)
 /// (Ranger XP 1000: 50 in); yaw inertia from the radius of gyration √(a b); the drive and
 /// brake forces consistent with the ULC's inverse map in `dbw.ulc` (20 % throttle and
-/// 15 % brake per m/s²); a roll mode of 1.4 Hz with damping 0.3.
+/// 15 % brake per m/s²); a roll mode of 1.4 Hz with damping 0.3; a roll gradient of 6°
+/// per g about a roll centre 0.3 m high, typical of a long-travel UTV suspension; the trip
+/// on deformable ground: the lateral grip rises to 1.0 as an axle's sideways slide grows
+/// from 0.2 to 0.6 m/s.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VehicleDynamics {
     pub mass_kg: f64,
@@ -84,6 +100,14 @@ pub struct VehicleDynamics {
     pub roll_damping: f64,
     /// Aerodynamic drag `½ ρ c_d A`, kg/m.
     pub drag_kg_per_m: f64,
+    /// Body roll per lateral acceleration, rad per m/s², and the roll centre's height, m:
+    /// the rolled body shifts the CG toward the outer wheels.
+    pub roll_gradient_rad_per_mps2: f64,
+    pub roll_centre_height_m: f64,
+    /// The lateral grip of a tripped tire on deformable ground, and the sideways slide
+    /// speeds of an axle over which the trip builds up, m/s.
+    pub trip_mu: f64,
+    pub trip_slide_mps: [f64; 2],
 }
 
 impl Default for VehicleDynamics {
@@ -95,7 +119,7 @@ impl Default for VehicleDynamics {
             mass_kg: m,
             wheelbase_m: l,
             cg_to_front_m: a,
-            cg_height_m: 0.75,
+            cg_height_m: 0.8,
             track_m: 1.27,
             yaw_inertia_kgm2: m * a * (l - a),
             cornering_stiffness_n_per_rad: 30_000.0,
@@ -109,6 +133,10 @@ impl Default for VehicleDynamics {
             roll_hz: 1.4,
             roll_damping: 0.3,
             drag_kg_per_m: 0.6 * 1.2 * 0.9 * 2.4 / 2.0,
+            roll_gradient_rad_per_mps2: 6f64.to_radians() / G,
+            roll_centre_height_m: 0.3,
+            trip_mu: 1.0,
+            trip_slide_mps: [0.2, 0.6],
         }
     }
 }
@@ -216,8 +244,18 @@ impl Vehicle {
         let alpha_r = ((s.vy_mps - b * s.yaw_rate_rps) / vxs) * sgn;
         let fz_f = m * G * b / p.wheelbase_m;
         let fz_r = m * G * a / p.wheelbase_m;
+        let trips = deformable(ground.class);
+        let [s0, s1] = p.trip_slide_mps;
         let fy = |alpha: f64, fz: f64| {
-            (-p.cornering_stiffness_n_per_rad * alpha).clamp(-mu * fz, mu * fz)
+            // The sideways slide of the axle beyond the tire's saturation builds the trip.
+            let mu_y = if trips {
+                let slide = vxs * (alpha.abs() - mu * fz / p.cornering_stiffness_n_per_rad);
+                let w = ((slide - s0) / (s1 - s0)).clamp(0.0, 1.0);
+                mu + (p.trip_mu - mu).max(0.0) * w * w * (3.0 - 2.0 * w)
+            } else {
+                mu
+            };
+            (-p.cornering_stiffness_n_per_rad * alpha).clamp(-mu_y * fz, mu_y * fz)
         };
         let (fyf, fyr) = (fy(alpha_f, fz_f) * sgn, fy(alpha_r, fz_r) * sgn);
 
@@ -273,8 +311,13 @@ impl Vehicle {
             wn * wn * (s.ay_mps2 - s.roll_accel_mps2) - 2.0 * p.roll_damping * wn * s.roll_rate;
         s.roll_rate += acc * DT_S;
         s.roll_accel_mps2 += s.roll_rate * DT_S;
-        let transfer = s.roll_accel_mps2.abs() * p.cg_height_m / p.track_m;
-        let inner = 1.0 - transfer / (G / 2.0);
+        // The inner wheels' load over their static load, from the moments about the
+        // outer contact line: the lateral force at the CG height, and the CG shifted
+        // outward by the body's roll about the roll centre.
+        let ay_body = s.roll_accel_mps2.abs();
+        let shift = (p.cg_height_m - p.roll_centre_height_m)
+            * (p.roll_gradient_rad_per_mps2 * ay_body).sin();
+        let inner = 1.0 - 2.0 * shift / p.track_m - 2.0 * ay_body * p.cg_height_m / (G * p.track_m);
         StepInfo {
             inner_load_ratio: inner,
             wheel_lift: inner <= 0.0,

@@ -146,6 +146,11 @@ impl Dbw {
         self.gear_cmd = gear;
     }
 
+    /// The gear engaged: 1 park, 2 reverse, 3 neutral, 4 high, 5 low.
+    pub fn gear(&self) -> u8 {
+        self.gear
+    }
+
     /// Whether the system is enabled.
     pub fn enabled(&self) -> bool {
         self.enabled
