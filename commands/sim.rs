@@ -42,10 +42,10 @@ pub fn load_scenario(
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            (
-                Scenario::from_json_str(&p.display().to_string(), &text)?,
-                p.parent().map(|d| d.to_path_buf()),
-            )
+            let dir = p.parent().map(|d| d.to_path_buf());
+            let mut s = Scenario::from_json_str(&p.display().to_string(), &text)?;
+            s.dir = dir.clone();
+            (s, dir)
         }
         None => (
             Scenario::from_json_str("data/scenarios/opening.json", sim::DEFAULT_SCENARIO)?,

@@ -1,14 +1,16 @@
-//! The world of the simulated Polaris (groundwork for [sim]): the ground (a class and
-//! state, a plane with a slope), static obstacles (circles, boxes, polygons) in an R-tree,
+//! The world of the simulated Polaris: the ground (a class and state, a plane with a
+//! slope, or a map's classes and elevation over the plane), static obstacles (circles, boxes, polygons) in an R-tree,
 //! the 360-beam scan of the shield by ray casting from the mount point, and the
 //! collision and gap of the vehicle footprint.
 
+use crate::corridor::map::Map;
 use crate::envelope::GroundClass;
 use crate::scan::Scan;
-use crate::vehicle::GroundState;
+use crate::vehicle::{Ground, GroundState};
 use geo::{Coord, Distance, Euclidean, Intersects, LineString, Polygon};
 use rstar::{AABB, RTree, RTreeObject};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A static obstacle, world frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -163,6 +165,7 @@ impl Plane {
 #[derive(Debug, Clone)]
 pub struct World {
     pub ground: Plane,
+    map: Option<Arc<Map>>,
     obstacles: Vec<Obstacle>,
     polygons: Vec<Polygon<f64>>,
     tree: RTree<Indexed>,
@@ -185,9 +188,50 @@ impl World {
             .collect();
         World {
             ground,
+            map: None,
             obstacles,
             polygons,
             tree: RTree::bulk_load(items),
+        }
+    }
+
+    /// The world with a map's ground: its classes where it has them (the plane's
+    /// class outside it), and the grade of its elevation where it has one (the plane's
+    /// slope elsewhere). The ground state stays the plane's.
+    pub fn with_map(mut self, map: Arc<Map>) -> World {
+        self.map = Some(map);
+        self
+    }
+
+    /// The ground under a point with the vehicle's heading: the class, the state and the
+    /// grade along the heading (the elevation's central difference over ±1 m).
+    pub fn ground_at(&self, x: f64, y: f64, heading_rad: f64) -> Ground {
+        let plane = Ground {
+            class: self.ground.class,
+            state: self.ground.state,
+            grade: self.ground.grade(heading_rad),
+        };
+        let Some(map) = &self.map else {
+            return plane;
+        };
+        let class = match map.classes.at(x, y) {
+            Some(c) => c.ground(),
+            None => plane.class,
+        };
+        let grade = map
+            .elevation
+            .as_ref()
+            .and_then(|e| {
+                let (s, c) = heading_rad.sin_cos();
+                let ahead = e.bilinear(x + c, y + s)?;
+                let behind = e.bilinear(x - c, y - s)?;
+                Some((ahead - behind) / 2.0)
+            })
+            .unwrap_or(plane.grade);
+        Ground {
+            class,
+            state: plane.state,
+            grade,
         }
     }
 

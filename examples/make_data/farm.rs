@@ -165,7 +165,10 @@ pub fn write_map() {
     let png = encode_gray(w as u32, h as u32, png::BitDepth::Eight, &img);
     acres::io::write_atomic(&dir.join("classes.png"), &png).unwrap();
 
-    // Elevation at 4 m: a gentle rise to the north (1 %), two low hills, 0.01 m steps.
+    // Elevation at 4 m, 0.01 m steps: a gentle rise to the north (1 %), two low hills, a
+    // terrace of 6.4 m across the gravel lane and the dirt track near y = 600 m (to 9 %),
+    // and a creek valley 6 m deep across the grass lanes near x = 1450 m (to 8.6 %): the
+    // steep lane windows of the hold tests.
     let (ew, eh, eres) = (512usize, 384usize, 4.0);
     let mut elev = Vec::with_capacity(ew * eh * 2);
     for j in 0..eh {
@@ -175,7 +178,14 @@ pub fn write_map() {
             let hill = |cx: f64, cy: f64, r: f64, z: f64| {
                 z * (-((x - cx).powi(2) + (y - cy).powi(2)) / (r * r)).exp()
             };
-            let z = 0.01 * y + hill(600.0, 1100.0, 250.0, 8.0) + hill(1500.0, 1000.0, 180.0, 5.0);
+            let terrace = 6.4 * (1.0 + ((y - 600.0) / 40.0).tanh()) / 2.0;
+            let creek = -6.0 * (-((x - 1450.0) / 60.0).powi(2)).exp();
+            let z = 0.01 * y
+                + hill(600.0, 1100.0, 250.0, 8.0)
+                + hill(1500.0, 1000.0, 180.0, 5.0)
+                + terrace
+                + creek
+                + 10.0;
             let v = (z / 0.01).round() as u16;
             elev.extend_from_slice(&v.to_be_bytes());
         }

@@ -181,6 +181,26 @@ impl<T: Copy> Grid<T> {
     }
 }
 
+impl Grid<f32> {
+    /// The bilinear interpolation of the cell centres at a world point (clamped at the
+    /// edges), where the point is inside: a smooth surface for the grade of the terrain.
+    pub fn bilinear(&self, x: f64, y: f64) -> Option<f64> {
+        self.cell_of(x, y)?;
+        let u =
+            ((x - self.origin_m[0]) / self.resolution_m - 0.5).clamp(0.0, (self.width - 1) as f64);
+        let v =
+            ((y - self.origin_m[1]) / self.resolution_m - 0.5).clamp(0.0, (self.height - 1) as f64);
+        let (i0, j0) = (u.floor() as usize, v.floor() as usize);
+        let (i1, j1) = ((i0 + 1).min(self.width - 1), (j0 + 1).min(self.height - 1));
+        let (fu, fv) = (u - i0 as f64, v - j0 as f64);
+        // Rows count from the north edge; v from the south.
+        let at = |i: usize, j: usize| self.cells[(self.height - 1 - j) * self.width + i] as f64;
+        let south = at(i0, j0) * (1.0 - fu) + at(i1, j0) * fu;
+        let north = at(i0, j1) * (1.0 - fu) + at(i1, j1) * fu;
+        Some(south * (1.0 - fv) + north * fv)
+    }
+}
+
 /// A loaded map: the classes, and the elevation where the manifest has one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Map {
@@ -362,8 +382,19 @@ mod tests {
         assert_eq!(m.classes.at(960.0, 600.0), Some(MapClass::Gravel));
         assert_eq!(m.classes.at(5000.0, 0.0), None);
         let e = m.elevation.as_ref().unwrap();
+        // The offset 100 m, the base 10 m and the 1 % rise to the north.
         let z = e.at(1000.0, 200.0).unwrap();
-        assert!((z - 102.0).abs() < 0.1, "{z}");
+        assert!((z - 112.0).abs() < 0.1, "{z}");
+        // The bilinear surface between cell centres, and the terrace's 9 % at y = 600.
+        let (a, b) = (
+            e.bilinear(998.0, 200.0).unwrap(),
+            e.bilinear(1002.0, 200.0).unwrap(),
+        );
+        let mid = e.bilinear(1000.0, 200.0).unwrap();
+        assert!((mid - (a + b) / 2.0).abs() < 0.01, "{a} {mid} {b}");
+        let rise = e.bilinear(960.0, 602.0).unwrap() - e.bilinear(960.0, 598.0).unwrap();
+        assert!((rise / 4.0 - 0.09).abs() < 0.005, "{rise}");
+        assert_eq!(e.bilinear(-1.0, 200.0), None);
     }
 
     #[test]

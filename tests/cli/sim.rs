@@ -102,6 +102,33 @@ fn downhill_on_wet_gravel_the_vehicle_stops_at_the_route_end_and_holds() {
 }
 
 #[test]
+fn on_the_farm_map_the_vehicle_drives_over_the_terrace_to_the_route_end() {
+    let (code, out, err) = run(&[
+        "sim",
+        "--scenario",
+        &scenario("farm_terrace_wet.json"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["stopped"], true);
+    assert_eq!(v["collided"], false);
+    assert_eq!(v["wheel_lift"], false);
+    // The route is 945.5 m long (1892 points 0.5 m apart).
+    let d = v["distance_m"].as_f64().unwrap();
+    assert!((d - 945.5).abs() < 1.5, "{d}");
+    // A map that is not there is an error naming the key.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenario("farm_terrace_wet.json")).unwrap();
+    let p = dir.path().join("s.json");
+    std::fs::write(&p, text.replace("\"farm\"", "\"nowhere.json\"")).unwrap();
+    let (code, _, err) = run(&["sim", "--scenario", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("map") && err.contains("nowhere.json"), "{err}");
+}
+
+#[test]
 fn plot_of_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("run.png");
