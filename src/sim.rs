@@ -68,6 +68,9 @@ pub struct Scenario {
     /// The directory of the scenario file, for files named in it.
     #[serde(skip)]
     pub dir: Option<std::path::PathBuf>,
+    /// The file as named in errors.
+    #[serde(skip)]
+    pub file: String,
 }
 
 fn yes() -> bool {
@@ -98,10 +101,11 @@ impl Scenario {
             message,
         };
         let de = &mut serde_json::Deserializer::from_str(text);
-        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             err(format!("key `{key}`: {}", e.into_inner()))
         })?;
+        s.file = file.to_string();
         let st = &s.start;
         for (k, v) in [
             ("start.x_m", st.x_m),
@@ -151,7 +155,7 @@ impl Scenario {
             let one = World::new(self.ground, vec![o.clone()]);
             if one.collides(&start_fp) {
                 return Err(SimError::Scenario {
-                    file: self.name.clone(),
+                    file: self.file.clone(),
                     message: format!("key `obstacles[{i}]`: the obstacle is over the start pose"),
                 });
             }
@@ -169,7 +173,7 @@ impl Scenario {
             .map(|d| d.join(name))
             .unwrap_or_else(|| name.into());
         Map::load(&p).map(Arc::new).map_err(|e| SimError::Scenario {
-            file: self.name.clone(),
+            file: self.file.clone(),
             message: format!("key `map`: {e}"),
         })
     }
@@ -177,13 +181,16 @@ impl Scenario {
     /// The route, resolved: inline, a file beside `dir`, or a shipped route by name.
     pub fn path(&self, dir: Option<&std::path::Path>) -> Result<Path, SimError> {
         match &self.route {
-            RouteRef::Inline(r) => Ok(Path::new(&r.name, &r.points)?),
+            RouteRef::Inline(r) => Path::new(&r.name, &r.points).map_err(|e| SimError::Scenario {
+                file: self.file.clone(),
+                message: format!("key `route`: {e}"),
+            }),
             RouteRef::Name(n) => {
                 if let Some(p) = dir.map(|d| d.join(n)).filter(|p| p.exists()) {
                     return Ok(Path::load(&p)?);
                 }
                 Path::builtin(n).ok_or_else(|| SimError::Scenario {
-                    file: self.name.clone(),
+                    file: self.file.clone(),
                     message: format!("key `route`: no route `{n}` beside the scenario or shipped"),
                 })
             }
@@ -483,6 +490,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("s.json") && e.contains("duration"), "{e}");
+        let empty = r#"{"ground": {"class": "gravel"}, "route": {"name": "r", "points": []},
+            "start": {"x_m": 0, "y_m": 0, "yaw_rad": 0}, "duration_s": 5}"#;
+        let e = Scenario::from_json_str("e.json", empty)
+            .unwrap()
+            .path(None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("e.json") && e.contains("`route`"), "{e}");
         let bad = DEFAULT_SCENARIO.replace("\"duration_s\": 40.0", "\"duration_s\": -1");
         let e = Scenario::from_json_str("s.json", &bad)
             .unwrap_err()
