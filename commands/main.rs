@@ -8,6 +8,7 @@ mod envelope;
 mod man;
 mod output;
 mod plot;
+mod replay;
 mod sim;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -69,6 +70,7 @@ pub enum Command {
     Corridor(corridor::Args),
     Check(check::Args),
     Sim(sim::Args),
+    Replay(replay::Args),
     Config(config::Args),
     Plot(plot::Args),
     Man(man::Args),
@@ -90,6 +92,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Sim(a) => sim::run(a, &cli.global),
+        Command::Replay(a) => replay::run(a, &cli.global),
         Command::Config(a) => config::run(a, &cli.global),
         Command::Plot(a) => plot::run(a, &cli.global),
         Command::Man(a) => man::run(a, &cli.global),

@@ -261,7 +261,18 @@ impl Chain {
 
     /// One control step.
     pub fn step(&mut self, input: &ChainInput) -> Result<CommandRow, ChainError> {
-        self.step_inner(input, None)
+        Ok(self.step_inner(input, None, None)?.0)
+    }
+
+    /// One control step that also judges another command (a logged one) at the same
+    /// instant: the interventions the shield would have made to it, empty where it broke
+    /// no rule.
+    pub fn step_judging(
+        &mut self,
+        input: &ChainInput,
+        other: Command,
+    ) -> Result<(CommandRow, Vec<Intervention>), ChainError> {
+        self.step_inner(input, None, Some(other))
     }
 
     /// One control step with a fixed request in place of the driver's and the
@@ -271,14 +282,15 @@ impl Chain {
         input: &ChainInput,
         request: Command,
     ) -> Result<CommandRow, ChainError> {
-        self.step_inner(input, Some(request))
+        Ok(self.step_inner(input, Some(request), None)?.0)
     }
 
     fn step_inner(
         &mut self,
         input: &ChainInput,
         fixed: Option<Command>,
-    ) -> Result<CommandRow, ChainError> {
+        judge: Option<Command>,
+    ) -> Result<(CommandRow, Vec<Intervention>), ChainError> {
         let st = &input.state;
         for (name, v) in [
             ("pose.x_m", st.pose.x_m),
@@ -348,6 +360,13 @@ impl Chain {
             reference: Some((&self.path, &part, drv.projection.station_m)),
             class: drv.class,
         };
+        let judged = judge
+            .map(|c| {
+                self.shield
+                    .limit_with(c, &sin, &mut self.scratch)
+                    .interventions
+            })
+            .unwrap_or_default();
         let first = self.shield.limit_with(requested, &sin, &mut self.scratch);
         let mut interventions = first.interventions;
         let mut cmd = first.command;
@@ -407,7 +426,7 @@ impl Chain {
             speed_mps: v,
         };
         self.last = Some(out);
-        Ok(CommandRow {
+        let row = CommandRow {
             step: input.step,
             time_s: input.step as f64 * dt,
             source,
@@ -423,7 +442,8 @@ impl Chain {
             station_m: drv.projection.station_m,
             lateral_m: drv.projection.lateral_m,
             finished: drv.finished,
-        })
+        };
+        Ok((row, judged))
     }
 }
 

@@ -17,6 +17,7 @@ pub mod measure;
 pub mod path;
 pub mod plant;
 pub mod plot;
+pub mod replay;
 pub mod scan;
 pub mod shield;
 pub mod sim;

@@ -50,6 +50,11 @@ impl Scan {
         &self.ranges
     }
 
+    /// The ranges, given back for reuse (no allocation per step in a replay).
+    pub fn into_ranges(self) -> Vec<f64> {
+        self.ranges
+    }
+
     /// Sets the range of one beam (tests and the simulated scan).
     pub fn set(&mut self, beam: usize, range_m: f64) -> Result<(), ScanError> {
         if range_m.is_nan() || range_m < 0.0 {

@@ -6,6 +6,7 @@ mod corridor;
 mod envelope;
 mod man;
 mod plot;
+mod replay;
 mod routes;
 mod sim;
 

@@ -1,0 +1,514 @@
+//! `acres replay`: recorded logs through the chain (the default driver and the shield)
+//! again, with other limits if asked, or two configurations side by side.
+
+use crate::output;
+use crate::{Global, sim::load_scenario};
+use acres::plot::ReplayPoint;
+use acres::replay::{Difference, ReplayRow, Replayer, Summary, read_records, rules};
+use anyhow::Context;
+use serde::Serialize;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+/// Replay recorded control steps through the shield and the default driver.
+///
+/// Reads the JSON Lines log of `acres sim --log` or `acres bridge client --record`, or a
+/// CSV log with the columns t, x_m, y_m, yaw_rad, speed_mps (and optionally yaw_rate_rps,
+/// gear, cmd_speed_mps, cmd_curvature_per_m, scan_0 … scan_359; without scan columns the
+/// scan is empty). Each step's state, scan and route position go through the chain; the
+/// output is one command row per step with the shield's interventions, the difference
+/// from the logged command, and the rules the logged command broke. Streams in constant
+/// memory (--plot keeps 56 bytes a step).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = "\
+Rows (--out): CSV columns step, t, vehicle_speed_mps, requested_speed_mps,
+requested_curvature_per_m, speed_mps, curvature_per_m, gear, brake_hold, cap_mps (the
+lowest speed a rule allowed, empty where none acted), rules (the rule codes that
+intervened, ';'-separated), obstacle_distance_m, logged_speed_mps,
+logged_curvature_per_m, d_speed_mps, d_curvature_per_m (replayed minus logged),
+logged_breaks (the rules the logged command broke). JSON Lines rows hold the whole
+replayed command row. With --compare: step, t, speed_a_mps, speed_b_mps,
+curvature_a_per_m, curvature_b_per_m, rules_a, rules_b, differ.
+
+Determinism: replaying a log of `acres sim` with the same scenario and configuration
+reproduces its command rows bit for bit.")]
+pub struct Args {
+    /// The log: JSON Lines (.jsonl) or CSV (.csv); `-` reads JSON Lines from stdin.
+    pub log: PathBuf,
+    /// The scenario that was recorded: its route and its rule switches (default: the
+    /// built-in opening scenario, as `acres sim`).
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// The route driven, instead of the scenario's (acres route JSON or GeoJSON).
+    #[arg(long, value_name = "FILE")]
+    pub route: Option<PathBuf>,
+    /// Write the replayed rows to FILE (`-` for stdout); CSV, or JSON Lines for a
+    /// .jsonl/.json name (see --rows).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The format of the rows: csv or jsonl (default: by the --out extension, csv).
+    #[arg(long, value_name = "FORMAT", value_parser = ["csv", "jsonl"])]
+    pub rows: Option<String>,
+    /// Replay also with the configs of DIR2 and report the steps where the two differ
+    /// (the step, the rules, the two speeds): what to look at before changing a limit.
+    #[arg(long, value_name = "DIR2")]
+    pub compare: Option<PathBuf>,
+    /// Read the log as CSV whatever its name.
+    #[arg(long)]
+    pub csv: bool,
+    /// Count and skip bad lines instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad: bool,
+    /// Draw speed command, shield cap, vehicle speed and curvature over time (.png, .svg).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// The summary format.
+    #[arg(long, value_name = "FORMAT", default_value = "table", value_parser = ["table", "json"])]
+    pub format: String,
+}
+
+/// Where the rows go: stdout, or a file committed at the end (nothing is left behind on
+/// an error).
+enum Out {
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+    File(acres::io::AtomicFile),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Out::Stdout(w) => w.write(buf),
+            Out::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::Stdout(w) => w.flush(),
+            Out::File(f) => f.flush(),
+        }
+    }
+}
+
+enum Sink {
+    None,
+    Csv(Box<csv::Writer<Out>>),
+    Jsonl(Out),
+}
+
+fn fmt(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        String::new()
+    }
+}
+
+fn join(v: &[String]) -> String {
+    v.join(";")
+}
+
+const ROW_HEADER: [&str; 17] = [
+    "step",
+    "t",
+    "vehicle_speed_mps",
+    "requested_speed_mps",
+    "requested_curvature_per_m",
+    "speed_mps",
+    "curvature_per_m",
+    "gear",
+    "brake_hold",
+    "cap_mps",
+    "rules",
+    "obstacle_distance_m",
+    "logged_speed_mps",
+    "logged_curvature_per_m",
+    "d_speed_mps",
+    "d_curvature_per_m",
+    "logged_breaks",
+];
+
+const COMPARE_HEADER: [&str; 9] = [
+    "step",
+    "t",
+    "speed_a_mps",
+    "speed_b_mps",
+    "curvature_a_per_m",
+    "curvature_b_per_m",
+    "rules_a",
+    "rules_b",
+    "differ",
+];
+
+fn csv_row(r: &ReplayRow) -> [String; 17] {
+    let w = &r.row;
+    let breaks: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for i in &r.logged_breaks {
+            let c = i.rule.code().to_string();
+            if !v.contains(&c) {
+                v.push(c);
+            }
+        }
+        v
+    };
+    let (ls, lk) = match r.logged {
+        Some(l) => (fmt(l.speed_mps), fmt(l.curvature_per_m)),
+        None => (String::new(), String::new()),
+    };
+    [
+        r.step.to_string(),
+        fmt(r.t),
+        fmt(r.vehicle_speed_mps),
+        fmt(w.requested.speed_mps),
+        fmt(w.requested.curvature_per_m),
+        fmt(w.speed_mps),
+        fmt(w.curvature_per_m),
+        w.gear.number().to_string(),
+        w.brake_hold.to_string(),
+        r.cap_mps().map(fmt).unwrap_or_default(),
+        join(&rules(w)),
+        fmt(w.obstacle_distance_m),
+        ls,
+        lk,
+        fmt(r.d_speed_mps),
+        fmt(r.d_curvature_per_m),
+        join(&breaks),
+    ]
+}
+
+fn point(r: &ReplayRow) -> ReplayPoint {
+    ReplayPoint {
+        t: r.t,
+        requested_mps: r.row.requested.speed_mps,
+        cap_mps: r.cap_mps(),
+        command_mps: r.row.speed_mps,
+        vehicle_mps: r.vehicle_speed_mps,
+        requested_curvature: r.row.requested.curvature_per_m,
+        curvature: r.row.curvature_per_m,
+    }
+}
+
+/// The summary of a comparison.
+#[derive(Debug, Serialize)]
+struct CompareSummary {
+    a: Summary,
+    b: Summary,
+    config_a: String,
+    config_b: String,
+    /// The number of steps where the two differ, and the first 1000 of them.
+    differences: u64,
+    differing_steps: Vec<Difference>,
+}
+
+pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
+    let config = global.load_config()?;
+    let (scenario, dir) = load_scenario(args.scenario.as_deref())?;
+    let route = match &args.route {
+        Some(p) => acres::path::Path::load(p)?,
+        None => scenario.path(dir.as_deref())?,
+    };
+    let other = match &args.compare {
+        Some(d) => Some(
+            acres::config::Config::load(Some(d))
+                .with_context(|| format!("--compare {}", d.display()))?,
+        ),
+        None => None,
+    };
+    let mut a = Replayer::new(
+        &config,
+        route.clone(),
+        scenario.corner_rule,
+        scenario.shield,
+    )?;
+    let mut b = match &other {
+        Some(c) => Some(Replayer::new(
+            c,
+            route,
+            scenario.corner_rule,
+            scenario.shield,
+        )?),
+        None => None,
+    };
+
+    // The input, with a progress bar over its bytes.
+    let name = args.log.display().to_string();
+    let is_csv = args.csv
+        || args
+            .log
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let (input, bar): (Box<dyn BufRead>, _) = if args.log == Path::new("-") {
+        (
+            Box::new(BufReader::new(std::io::stdin().lock())),
+            indicatif::ProgressBar::hidden(),
+        )
+    } else {
+        let f = std::fs::File::open(&args.log).with_context(|| format!("reading {name}"))?;
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let bar = output::progress(global, len, "replay");
+        (
+            Box::new(BufReader::with_capacity(1 << 16, bar.wrap_read(f))),
+            bar,
+        )
+    };
+
+    // The rows' sink.
+    let mut sink = match &args.out {
+        None => Sink::None,
+        Some(p) => {
+            let jsonl = match args.rows.as_deref() {
+                Some(r) => r == "jsonl",
+                None => p
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "jsonl" | "json")),
+            };
+            let w = if p == Path::new("-") {
+                Out::Stdout(std::io::BufWriter::new(std::io::stdout()))
+            } else {
+                Out::File(
+                    acres::io::AtomicFile::create(p)
+                        .with_context(|| format!("writing {}", p.display()))?,
+                )
+            };
+            if jsonl {
+                Sink::Jsonl(w)
+            } else {
+                let mut c = csv::Writer::from_writer(w);
+                if b.is_some() {
+                    c.write_record(COMPARE_HEADER)?;
+                } else {
+                    c.write_record(ROW_HEADER)?;
+                }
+                Sink::Csv(Box::new(c))
+            }
+        }
+    };
+
+    let mut sum_a = Summary::default();
+    let mut sum_b = Summary::default();
+    let mut diffs: Vec<Difference> = Vec::new();
+    let mut n_diffs = 0u64;
+    let mut points: Vec<ReplayPoint> = Vec::new();
+    let want_plot = args.plot.is_some();
+    let line_err = |line: u64, m: String| acres::replay::ReplayError::Line {
+        file: name.clone(),
+        line,
+        message: m,
+    };
+    let io_err = |e: std::io::Error| acres::replay::ReplayError::Io(e, "the rows".into());
+    let skipped = read_records(&name, input, is_csv, args.skip_bad, |line, rec| {
+        let ra = a.step(rec).map_err(|m| line_err(line, m))?;
+        sum_a.add(&ra);
+        if want_plot {
+            points.push(point(&ra));
+        }
+        match &mut b {
+            None => match &mut sink {
+                Sink::None => {}
+                Sink::Csv(c) => c.write_record(csv_row(&ra)).map_err(|e| io_err(e.into()))?,
+                Sink::Jsonl(w) => {
+                    serde_json::to_writer(&mut *w, &ra).map_err(|e| io_err(e.into()))?;
+                    w.write_all(b"\n").map_err(io_err)?;
+                }
+            },
+            Some(b) => {
+                let rb = b.step(rec).map_err(|m| line_err(line, m))?;
+                sum_b.add(&rb);
+                let d = Difference::of(&ra, &rb);
+                match &mut sink {
+                    Sink::None => {}
+                    Sink::Csv(c) => c
+                        .write_record([
+                            ra.step.to_string(),
+                            fmt(ra.t),
+                            fmt(ra.row.speed_mps),
+                            fmt(rb.row.speed_mps),
+                            fmt(ra.row.curvature_per_m),
+                            fmt(rb.row.curvature_per_m),
+                            join(&rules(&ra.row)),
+                            join(&rules(&rb.row)),
+                            d.is_some().to_string(),
+                        ])
+                        .map_err(|e| io_err(e.into()))?,
+                    Sink::Jsonl(w) => {
+                        let pair = serde_json::json!({"step": ra.step, "t": ra.t, "a": ra, "b": rb, "differ": d.is_some()});
+                        serde_json::to_writer(&mut *w, &pair).map_err(|e| io_err(e.into()))?;
+                        w.write_all(b"\n").map_err(io_err)?;
+                    }
+                }
+                if let Some(d) = d {
+                    n_diffs += 1;
+                    if diffs.len() < 1000 {
+                        diffs.push(d);
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    sum_a.skipped = skipped;
+    sum_b.skipped = skipped;
+
+    // Close the rows: flush, then commit the file.
+    let out = match sink {
+        Sink::None => None,
+        Sink::Csv(c) => Some(
+            c.into_inner()
+                .map_err(|e| anyhow::anyhow!("{}", e.error()))?,
+        ),
+        Sink::Jsonl(w) => Some(w),
+    };
+    match out {
+        Some(Out::File(f)) => {
+            let p = args.out.as_ref().expect("a file for the rows");
+            f.commit()
+                .with_context(|| format!("writing {}", p.display()))?;
+            global.status(&format!("wrote {}", p.display()));
+        }
+        Some(Out::Stdout(mut w)) => w.flush()?,
+        None => {}
+    }
+    if let Some(p) = &args.plot {
+        let format = crate::plot::image_format(None, p)?;
+        let bytes = acres::plot::replay(&points, format)?;
+        output::write_output(p, &bytes)?;
+        global.status(&format!("wrote {}", p.display()));
+    }
+
+    let summary_to_stderr = args.out.as_deref() == Some(Path::new("-"));
+    let text = match &other {
+        None => {
+            if args.format == "json" {
+                let mut s = serde_json::to_string_pretty(&sum_a)?;
+                s.push('\n');
+                s
+            } else {
+                summary_table(&sum_a)
+            }
+        }
+        Some(_) => {
+            let c = CompareSummary {
+                a: sum_a,
+                b: sum_b,
+                config_a: global
+                    .config_dir
+                    .as_ref()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_else(|| "built-in".into()),
+                config_b: args.compare.as_ref().unwrap().display().to_string(),
+                differences: n_diffs,
+                differing_steps: diffs,
+            };
+            if args.format == "json" {
+                let mut s = serde_json::to_string_pretty(&c)?;
+                s.push('\n');
+                s
+            } else {
+                compare_table(&c)
+            }
+        }
+    };
+    if summary_to_stderr {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        output::print(&text)
+    }
+}
+
+fn summary_table(s: &Summary) -> String {
+    let mut t = String::new();
+    t.push_str(&format!("steps: {}\n", s.steps));
+    if s.skipped > 0 {
+        t.push_str(&format!("bad lines skipped: {}\n", s.skipped));
+    }
+    if s.interventions.is_empty() {
+        t.push_str("interventions: none\n");
+    }
+    for (rule, n) in &s.interventions {
+        t.push_str(&format!("interventions {rule}: {n} steps\n"));
+    }
+    match s.max_speed_reduction_step {
+        Some(k) => t.push_str(&format!(
+            "largest speed reduction: {:.2} m/s at step {k}\n",
+            s.max_speed_reduction_mps
+        )),
+        None => t.push_str("largest speed reduction: none\n"),
+    }
+    if s.logged_break_counts.is_empty() {
+        t.push_str("logged command broke a rule: never\n");
+    }
+    for (rule, n) in &s.logged_break_counts {
+        let steps = &s.logged_breaks[rule];
+        let list: Vec<String> = steps.iter().take(10).map(|k| k.to_string()).collect();
+        let more = if *n as usize > list.len() {
+            ", …"
+        } else {
+            ""
+        };
+        t.push_str(&format!(
+            "logged command broke {rule}: {n} steps ({}{more})\n",
+            list.join(", ")
+        ));
+    }
+    match s.first_mismatch_step {
+        Some(k) => t.push_str(&format!(
+            "mismatches with the log: {} steps, the first at step {k}\n",
+            s.mismatches
+        )),
+        None => t.push_str("mismatches with the log: none\n"),
+    }
+    t
+}
+
+fn compare_table(c: &CompareSummary) -> String {
+    let mut t = String::new();
+    t.push_str(&format!(
+        "steps: {}\nconfig a: {}\nconfig b: {}\n",
+        c.a.steps, c.config_a, c.config_b
+    ));
+    for (name, s) in [("a", &c.a), ("b", &c.b)] {
+        let parts: Vec<String> = s
+            .interventions
+            .iter()
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect();
+        let parts = if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        };
+        t.push_str(&format!("interventions {name}: {parts}\n"));
+    }
+    t.push_str(&format!("steps that differ: {}\n", c.differences));
+    if !c.differing_steps.is_empty() {
+        let mut rows = vec![vec![
+            "step".to_string(),
+            "t (s)".into(),
+            "rules a".into(),
+            "rules b".into(),
+            "speed a".into(),
+            "speed b".into(),
+        ]];
+        for d in c.differing_steps.iter().take(20) {
+            rows.push(vec![
+                d.step.to_string(),
+                output::f2(d.t),
+                join(&d.rules_a),
+                join(&d.rules_b),
+                output::f2(d.speed_a_mps),
+                output::f2(d.speed_b_mps),
+            ]);
+        }
+        t.push_str(&output::table(&rows));
+        if c.differences > 20 {
+            t.push_str(&format!(
+                "… {} more (all in --format json or --out)\n",
+                c.differences - 20
+            ));
+        }
+    }
+    t
+}

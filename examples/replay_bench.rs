@@ -1,0 +1,156 @@
+//! Replay throughput (issue [replay]): `cargo run --release --example replay_bench`.
+//!
+//! Records an hour at 50 Hz with `acres sim` on a 17 km serpentine of grass lanes lined
+//! with posts (so that the 360-beam scans hold returns), then times on one core: reading
+//! and parsing the log alone, and the whole replay (parse, chain, CSV rows to a sink).
+//! Prints rows per second and the share of the time that parsing takes.
+
+use acres::config::Config;
+use acres::envelope::GroundClass;
+use acres::path::{Direction, Path, PathPoint, RouteFile};
+use acres::replay::{Replayer, read_records};
+use acres::sim::{self, RouteRef, Scenario, Start};
+use acres::world::{Obstacle, Plane};
+use std::io::Write;
+use std::time::Instant;
+
+fn serpentine() -> (Vec<PathPoint>, Vec<Obstacle>) {
+    let (leg, r, legs) = (600.0, 25.0, 30);
+    let mut pts = Vec::new();
+    let mut posts = Vec::new();
+    let pt = |x: f64, y: f64| PathPoint {
+        x,
+        y,
+        speed_mps: 5.0,
+        class: Some(GroundClass::GrassLane),
+        direction: Direction::Forward,
+    };
+    for k in 0..legs {
+        let y = k as f64 * 2.0 * r;
+        let east = k % 2 == 0;
+        let n = (leg / 0.5) as usize;
+        for i in 0..n {
+            let s = i as f64 * 0.5;
+            pts.push(pt(if east { s } else { leg - s }, y));
+            if i % 30 == 0 && i > 0 {
+                for side in [-4.5, 4.5] {
+                    posts.push(Obstacle::Circle {
+                        x_m: if east { s } else { leg - s },
+                        y_m: y + side,
+                        radius_m: 0.15,
+                    });
+                }
+            }
+        }
+        // The turn to the next leg: a half circle beyond the leg's end.
+        if k + 1 < legs {
+            let (cx, cy) = (if east { leg } else { 0.0 }, y + r);
+            let m = (std::f64::consts::PI * r / 0.5) as usize;
+            for j in 0..m {
+                let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::PI * j as f64 / m as f64;
+                let x = if east {
+                    cx + r * a.cos()
+                } else {
+                    cx - r * a.cos()
+                };
+                pts.push(pt(x, cy + r * a.sin()));
+            }
+        }
+    }
+    let last = pts.len() - 1;
+    pts[last].speed_mps = 0.0;
+    (pts, posts)
+}
+
+fn main() {
+    let cfg = Config::builtin();
+    let (points, obstacles) = serpentine();
+    let route = RouteFile {
+        name: "serpentine".into(),
+        points,
+    };
+    let scenario = Scenario {
+        name: "replay bench".into(),
+        ground: Plane {
+            class: Some(GroundClass::GrassLane),
+            state: Default::default(),
+            slope_pct: 0.0,
+            slope_dir_deg: 0.0,
+        },
+        map: None,
+        route: RouteRef::Inline(route),
+        obstacles,
+        start: Start {
+            x_m: 0.0,
+            y_m: 0.0,
+            yaw_rad: 0.0,
+            speed_mps: 5.0,
+        },
+        duration_s: 3600.0,
+        shield: true,
+        corner_rule: true,
+        record_scan: true,
+        dir: None,
+        file: String::new(),
+    };
+    let path: Path = scenario.path(None).unwrap();
+    let t = Instant::now();
+    let mut log = Vec::new();
+    let summary = sim::run(&cfg, &scenario, path.clone(), Some(&mut log)).unwrap();
+    let rec_s = t.elapsed().as_secs_f64();
+    let rows = log.iter().filter(|b| **b == b'\n').count();
+    let returns = log
+        .windows(5)
+        .filter(|w| w[0] == b',' && w[1].is_ascii_digit())
+        .count();
+    eprintln!(
+        "log: {rows} rows ({:.0} s simulated, {:.1} MB, recorded in {rec_s:.1} s)",
+        summary.time_s,
+        log.len() as f64 / 1e6
+    );
+    let _ = returns;
+
+    // Parse alone.
+    let t = Instant::now();
+    let mut n = 0u64;
+    read_records("log", &log[..], false, false, |_, r| {
+        n += r.step & 1;
+        Ok(())
+    })
+    .unwrap();
+    let parse_s = t.elapsed().as_secs_f64();
+    std::hint::black_box(n);
+
+    // The whole replay with CSV rows into a sink.
+    let t = Instant::now();
+    let mut rp = Replayer::new(&cfg, path, true, true).unwrap();
+    let mut w = csv::Writer::from_writer(std::io::sink());
+    let mut scans_with_returns = 0u64;
+    read_records("log", &log[..], false, false, |_, r| {
+        let row = rp.step(r).unwrap();
+        if r.scan
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|x| x.is_some()))
+        {
+            scans_with_returns += 1;
+        }
+        w.write_record([
+            row.step.to_string(),
+            row.row.speed_mps.to_string(),
+            row.row.curvature_per_m.to_string(),
+        ])
+        .unwrap();
+        Ok(())
+    })
+    .unwrap();
+    w.flush().unwrap();
+    let all_s = t.elapsed().as_secs_f64();
+    let _ = std::io::stderr().flush();
+    println!(
+        "{{\"rows\": {rows}, \"rows_per_s\": {:.0}, \"parse_only_rows_per_s\": {:.0}, \"parse_share\": {:.2}, \"mb_per_s\": {:.0}, \"scans_with_returns\": {scans_with_returns}}}",
+        rows as f64 / all_s,
+        rows as f64 / parse_s,
+        parse_s / all_s,
+        log.len() as f64 / 1e6 / all_s
+    );
+}
