@@ -21,6 +21,8 @@ enum Sub {
     Show(ShowArgs),
     StopDistance(StopDistanceArgs),
     StopCap(StopCapArgs),
+    Measure(crate::calibrate::MeasureArgs),
+    Calibrate(crate::calibrate::CalibrateArgs),
 }
 
 /// Print the class table of a grip level.
@@ -152,6 +154,8 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         Sub::Show(a) => show(&config, a),
         Sub::StopDistance(a) => stop_distance(&config, a),
         Sub::StopCap(a) => stop_cap(&config, a),
+        Sub::Measure(a) => crate::calibrate::measure(&config, a, global),
+        Sub::Calibrate(a) => crate::calibrate::calibrate(&config, a, global),
     }
 }
 

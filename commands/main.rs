@@ -1,6 +1,7 @@
 //! `acres`: the command line of the acres toolbox. Each subcommand lives in its own module
 //! with its clap arguments and a `run` that calls the library and renders the result.
 
+mod calibrate;
 mod check;
 mod config;
 mod corridor;

@@ -1013,7 +1013,13 @@ mod tests {
             c.envelope.table(Grip::Dry).unwrap().dirt.speed_command_mps,
             7.2
         );
-        assert!(Config::builtin().envelope.table(Grip::Dry).is_none());
+        // The shipped file has the calibrated dry table; without it the file still loads.
+        assert!(Config::builtin().envelope.table(Grip::Dry).is_some());
+        let without = edit(ConfigFile::Envelope, |v| {
+            v["grips"].as_object_mut().unwrap().remove("dry");
+        });
+        let c = texts_with(ConfigFile::Envelope, &without).unwrap();
+        assert!(c.envelope.table(Grip::Dry).is_none());
         let e = err_of(ConfigFile::Envelope, |v| {
             let t = v["grips"]["unknown"].clone();
             v["grips"]["dry"] = t;

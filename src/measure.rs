@@ -160,6 +160,183 @@ pub fn hold_test(config: &Config, world: World, start: StartPose) -> HoldTest {
     }
 }
 
+/// The speed below which a stop's tail is counted, m/s.
+pub const TAIL_SPEED_MPS: f64 = 0.5;
+
+/// The result of a stop test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct StopTest {
+    /// The largest speed over the command while reaching and holding it, m/s.
+    pub overshoot_mps: f64,
+    /// The speed when the stop was commanded, m/s.
+    pub speed_at_stop_mps: f64,
+    /// From the stop command to rest, m.
+    pub stop_distance_m: f64,
+    /// The deceleration of the stop: the largest held over 0.5 s, m/s² (the onset of
+    /// braking is the response time of the envelope, not part of it).
+    pub decel_mps2: f64,
+    /// The distance covered after the speed fell below [`TAIL_SPEED_MPS`], m.
+    pub tail_m: f64,
+    /// From the stop command to rest, s.
+    pub stop_time_s: f64,
+}
+
+fn ulc(speed: f64) -> crate::dbw::DbwCommands {
+    crate::dbw::DbwCommands {
+        ulc_cmd: Some(crate::dbw::UlcCmd {
+            cmd: speed,
+            cmd_type: 1,
+            enable: true,
+            ..crate::dbw::UlcCmd::default()
+        }),
+        gear_cmd: Some(crate::dbw::GearCmd {
+            cmd: 4,
+            ..crate::dbw::GearCmd::default()
+        }),
+        ..crate::dbw::DbwCommands::default()
+    }
+}
+
+/// The stop test of the speed envelope ("Speed Envelope": measured stops): from rest the
+/// ULC speed command `speed_mps` until the speed has settled (the overshoot is the
+/// largest excess), then the ULC stop command (speed 0) until rest, on flat ground.
+pub fn stop_test(
+    config: &Config,
+    class: GroundClass,
+    state: GroundState,
+    speed_mps: f64,
+) -> StopTest {
+    let hz = crate::dbw::PHYSICS_HZ as u64;
+    let mut plant = Plant::new(
+        config,
+        World::new(flat(class, state), vec![]),
+        StartPose::default(),
+        true,
+    );
+    // The time to reach the speed at the ULC's default acceleration, and 6 s to settle.
+    let accel = config.control.dbw.ulc.limit_accel_mps2.max(0.1);
+    let stop_at = ((speed_mps / accel + 8.0) * hz as f64).ceil() as u64;
+    let end = stop_at + 60 * hz;
+    let mut vmax = 0.0f64;
+    let (mut x_stop, mut v_stop) = (0.0, 0.0);
+    let (mut x_tail, mut rest) = (None, None);
+    let window = (hz / 2) as usize;
+    let mut speeds: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
+    let mut decel = 0.0f64;
+    while plant.step_index() < end {
+        let k = plant.step_index();
+        if plant.is_control_step() {
+            plant.apply(&ulc(if k < stop_at { speed_mps } else { 0.0 }));
+        }
+        if k == stop_at {
+            x_stop = plant.vehicle.s.x_m;
+            v_stop = plant.speed_mps();
+        }
+        plant.physics();
+        let (v, x) = (plant.speed_mps(), plant.vehicle.s.x_m);
+        if k < stop_at {
+            vmax = vmax.max(v);
+            continue;
+        }
+        speeds.push_back(v);
+        if speeds.len() > window {
+            let old = speeds.pop_front().expect("a full window");
+            decel = decel.max((old - v) / 0.5);
+        }
+        if x_tail.is_none() && v < TAIL_SPEED_MPS {
+            x_tail = Some(x);
+        }
+        if v.abs() < 1e-3 {
+            rest = Some((k + 1, x));
+            break;
+        }
+    }
+    let (k_rest, x_rest) = rest.unwrap_or((end, plant.vehicle.s.x_m));
+    StopTest {
+        overshoot_mps: (vmax - speed_mps).max(0.0),
+        speed_at_stop_mps: v_stop,
+        stop_distance_m: x_rest - x_stop,
+        decel_mps2: decel,
+        tail_m: x_rest - x_tail.unwrap_or(x_rest),
+        stop_time_s: (k_rest - stop_at) as f64 / hz as f64,
+    }
+}
+
+/// The result of a follow test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FollowTest {
+    /// The gap from the front of the footprint to the wall at rest, m.
+    pub gap_m: f64,
+    /// The obstacle margin the shield used, m.
+    pub margin_used_m: f64,
+    /// The largest speed on the way, m/s.
+    pub max_speed_mps: f64,
+    pub collided: bool,
+}
+
+/// The follow test: from rest on a straight lane of the class, the chain (default driver
+/// and shield) drives at the speed of the route (`speed_mps`) toward a wall across the
+/// lane 120 m ahead, until it stands; the gap to the wall is what the obstacle margin
+/// left.
+pub fn follow_test(
+    config: &Config,
+    class: GroundClass,
+    state: GroundState,
+    speed_mps: f64,
+) -> FollowTest {
+    use crate::world::Obstacle;
+    let wall_x = 120.0;
+    let wall = Obstacle::Box {
+        x_m: wall_x + 0.25,
+        y_m: 0.0,
+        half_length_m: 0.25,
+        half_width_m: 4.0,
+        yaw_rad: 0.0,
+    };
+    let world = World::new(flat(class, state), vec![wall]);
+    let route = lane(class, speed_mps, wall_x + 40.0);
+    let mut chain =
+        Chain::new(config, route, Grip::Unknown).expect("the unknown grip table always exists");
+    let margin = chain.shield().class_limits(Some(class)).obstacle_margin_m;
+    let mut plant = Plant::new(config, world, StartPose::default(), true);
+    let hz = crate::dbw::PHYSICS_HZ as u64;
+    let (mut control, mut standing, mut vmax, mut collided) = (0u64, 0u32, 0.0f64, false);
+    while plant.step_index() < 180 * hz {
+        if plant.is_control_step() {
+            let scan = plant.scan();
+            let input = ChainInput {
+                step: control,
+                state: plant.chain_state(),
+                scan: &scan,
+                proposal: None,
+            };
+            let row = chain.step(&input).expect("the plant's state is finite");
+            plant.apply_row(&row);
+            control += 1;
+            collided |= plant.collided();
+            if plant.speed_mps().abs() < 1e-3 && row.speed_mps == 0.0 && plant.time_s() > 2.0 {
+                standing += 1;
+                if standing >= 50 {
+                    break;
+                }
+            } else {
+                standing = 0;
+            }
+            if collided {
+                break;
+            }
+        }
+        plant.physics();
+        vmax = vmax.max(plant.speed_mps());
+    }
+    FollowTest {
+        gap_m: plant.gap_m().unwrap_or(f64::INFINITY),
+        margin_used_m: margin,
+        max_speed_mps: vmax,
+        collided,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +376,46 @@ mod tests {
         }
         // The rule caps the command at 1.5 m/s²; the speed falls behind the curvature.
         assert!(largest > 2.0, "largest lateral acceleration {largest}");
+    }
+
+    /// vehicle-software.md "Validation", measured stops: a stop from 7 m/s takes 14.4 m
+    /// to 18.4 m on every class and ground state; the controller limits the deceleration
+    /// to 1.5 m/s², the grip does not.
+    #[test]
+    fn a_stop_from_7_mps_is_within_the_reference_range_on_every_class() {
+        let cfg = Config::builtin();
+        for class in GroundClass::ALL {
+            for state in [GroundState::Dry, GroundState::Wet] {
+                let r = stop_test(&cfg, class, state, 7.0);
+                assert!(
+                    (r.speed_at_stop_mps - 7.0).abs() < 0.1,
+                    "{class} {state:?}: {r:?}"
+                );
+                assert!(
+                    (14.4..=18.4).contains(&r.stop_distance_m),
+                    "{class} {state:?}: {r:?}"
+                );
+                // The controller limit 1.5 m/s², with the overshoot of its brake demand.
+                assert!(
+                    (1.45..=1.7).contains(&r.decel_mps2),
+                    "{class} {state:?}: {r:?}"
+                );
+                assert!(r.tail_m > 0.0 && r.tail_m < 0.5, "{class} {state:?}: {r:?}");
+                assert!(r.overshoot_mps < 0.5, "{class} {state:?}: {r:?}");
+            }
+        }
+    }
+
+    /// The follow test stops before the wall, the gap near the margin the shield used.
+    #[test]
+    fn the_follow_test_stops_before_the_wall() {
+        let cfg = Config::builtin();
+        let r = follow_test(&cfg, GroundClass::Gravel, GroundState::Dry, 6.9);
+        assert!(!r.collided, "{r:?}");
+        assert!(r.max_speed_mps > 6.0, "{r:?}");
+        assert!(
+            r.gap_m > 1.5 && (r.gap_m - r.margin_used_m).abs() < 0.6,
+            "{r:?}"
+        );
     }
 }

@@ -899,7 +899,8 @@ mod tests {
 
     #[test]
     fn bad_inputs_are_errors() {
-        let c = Config::builtin();
+        let mut c = Config::builtin();
+        c.envelope.grips.dry = None;
         let opts = StopDistanceOptions {
             grip: Grip::Dry,
             max_speed_mps: 9.0,

@@ -422,65 +422,6 @@ mod tests {
         assert_eq!(held.s.x_m, 0.0);
     }
 
-    /// The ULC and the vehicle together: a commanded stop from 7 m/s takes 14.4 m to
-    /// 18.4 m on every class and ground state (vehicle-software.md "Measured stops"), and
-    /// ends held.
-    #[test]
-    fn a_ulc_stop_from_7_mps_is_within_the_reference_range() {
-        use crate::dbw::{Dbw, DbwCommands};
-        let cfg = crate::config::Config::builtin();
-        for class in GroundClass::ALL {
-            for state in [GroundState::Dry, GroundState::Wet] {
-                let ground = Ground {
-                    class: Some(class),
-                    state,
-                    grade: 0.0,
-                };
-                let mut v = Vehicle::new(VehicleDynamics::default(), 0.0, 0.0, 0.0);
-                let mut d = Dbw::new(&cfg.control.dbw, 2.06);
-                let on: DbwCommands =
-                    serde_json::from_str(r#"{"dbw": {"enable": true}, "gear_cmd": {"cmd": 4}}"#)
-                        .unwrap();
-                d.apply(0, &on, 0.0);
-                let ulc = |speed: f64| -> DbwCommands {
-                    serde_json::from_str(&format!(
-                        r#"{{"ulc_cmd": {{"cmd": {speed}, "cmd_type": 1, "enable": true}}}}"#
-                    ))
-                    .unwrap()
-                };
-                // Shift at rest (1 s), reach 7 m/s and settle (14 s), then stop.
-                let stop_at = 15 * 120u64;
-                let mut x_stop = 0.0;
-                let mut v_stop = 0.0;
-                for step in 0..40 * 120u64 {
-                    let cmd = if step < 120 {
-                        0.0
-                    } else if step < stop_at {
-                        7.0
-                    } else {
-                        0.0
-                    };
-                    if Dbw::is_report_step(step) {
-                        d.apply(step, &ulc(cmd), v.speed_mps());
-                    }
-                    let a = d.step(step, v.speed_mps());
-                    v.step(&a, &ground);
-                    if step == stop_at {
-                        x_stop = v.s.x_m;
-                        v_stop = v.speed_mps();
-                    }
-                }
-                assert!(
-                    (v_stop - 7.0).abs() < 0.1,
-                    "{class} {state:?}: {v_stop} m/s at the stop"
-                );
-                let dist = v.s.x_m - x_stop;
-                assert!((14.4..=18.4).contains(&dist), "{class} {state:?}: {dist} m");
-                assert!(v.speed_mps().abs() < 1e-9, "{class} {state:?}: held");
-            }
-        }
-    }
-
     #[test]
     fn friction_and_rolling_resistance_per_class() {
         let (mu_d, crr) = ground(Some(GroundClass::Asphalt), GroundState::Dry);

@@ -154,7 +154,11 @@ fn bad_arguments_are_usage_errors() {
 
 #[test]
 fn dry_grip_needs_a_dry_table() {
-    let (code, _, err) = run(&["envelope", "show", "--grip", "dry"]);
+    let without = config_dir_with("envelope_v1.json", |v| {
+        v["grips"].as_object_mut().unwrap().remove("dry");
+    });
+    let w = without.path().to_str().unwrap();
+    let (code, _, err) = run(&["--config-dir", w, "envelope", "show", "--grip", "dry"]);
     assert_eq!(code, 1);
     assert!(err.contains("grips.dry"), "{err}");
     let dir = config_dir_with("envelope_v1.json", |v| {
@@ -189,6 +193,86 @@ fn a_bad_config_dir_is_an_error_naming_file_and_key() {
     assert!(out.is_empty());
     assert!(
         err.contains("envelope_v1.json") && err.contains("grips.unknown.grass.decel_mps2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn calibrate_reads_the_shipped_measurements_and_writes_an_envelope_others_accept() {
+    let (code, out, err) = run(&["envelope", "calibrate"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("data/stops/measurements.csv"), "{out}");
+    assert!(
+        out.contains("grip unknown:") && out.contains("grip dry:"),
+        "{out}"
+    );
+    assert!(out.contains("differences from built-in:"), "{out}");
+    assert!(
+        out.contains("unknown gravel obstacle_margin_m: 2.40 → 1.60"),
+        "{out}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("envelope_v1.json");
+    let (code, _, err) = run(&["envelope", "calibrate", "--out", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let d = dir.path().to_str().unwrap();
+    let (code, out, err) = run(&["--config-dir", d, "envelope", "show", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["classes"][2]["class"], "gravel");
+    assert_eq!(v["classes"][2]["obstacle_margin_m"], 1.6);
+    assert_eq!(v["classes"][2]["decel_mps2"], 1.2);
+    // With its own envelope, calibrate finds no difference.
+    let (code, out, _) = run(&["--config-dir", d, "envelope", "calibrate"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("the same as"), "{out}");
+}
+
+#[test]
+fn measure_writes_one_deterministic_row_per_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+    for p in [&a, &b] {
+        let (code, _, err) = run(&[
+            "envelope",
+            "measure",
+            "-q",
+            "--classes",
+            "gravel",
+            "--grip",
+            "dry",
+            "--out",
+            p.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let text = std::fs::read_to_string(&a).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&b).unwrap());
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    // Stops at 1..7 and 7.8 m/s, one follow test, steering steps at 2..7 and 7.8 m/s.
+    let count = |t: &str| rows.iter().filter(|x| &x[0] == t).count();
+    assert_eq!((count("stop"), count("follow"), count("steer")), (8, 1, 7));
+    assert!(rows.iter().all(|x| &x[1] == "gravel" && &x[2] == "dry"));
+    let follow = rows.iter().find(|x| &x[0] == "follow").unwrap();
+    assert_eq!(
+        &follow[11], "false",
+        "the follow test does not touch the wall"
+    );
+    // One class only: calibrate names a class with no stops.
+    let (code, _, err) = run(&["envelope", "calibrate", "--stops", a.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("a.csv") && err.contains("`asphalt` has no stop tests"),
+        "{err}"
+    );
+    // A missing column names the file and the column.
+    let cut = text.replace(",tail_m", "");
+    std::fs::write(&b, cut).unwrap();
+    let (code, _, err) = run(&["envelope", "calibrate", "--stops", b.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("b.csv") && err.contains("missing column `tail_m`"),
         "{err}"
     );
 }
