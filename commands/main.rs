@@ -1,6 +1,7 @@
 //! `acres`: the command line of the acres toolbox. Each subcommand lives in its own module
 //! with its clap arguments and a `run` that calls the library and renders the result.
 
+mod bridge;
 mod calibrate;
 mod check;
 mod config;
@@ -72,6 +73,7 @@ pub enum Command {
     Check(check::Args),
     Sim(sim::Args),
     Replay(replay::Args),
+    Bridge(bridge::Args),
     Config(config::Args),
     Plot(plot::Args),
     Man(man::Args),
@@ -94,6 +96,7 @@ fn main() -> ExitCode {
         },
         Command::Sim(a) => sim::run(a, &cli.global),
         Command::Replay(a) => replay::run(a, &cli.global),
+        Command::Bridge(a) => bridge::run(a, &cli.global),
         Command::Config(a) => config::run(a, &cli.global),
         Command::Plot(a) => plot::run(a, &cli.global),
         Command::Man(a) => man::run(a, &cli.global),

@@ -5,6 +5,7 @@
 //! parses arguments, calls it and renders the results. The formulas follow
 //! `vehicle-software.md` and `vehicle-bridge.md`; each function names its source.
 
+pub mod bridge;
 pub mod calibrate;
 pub mod chain;
 pub mod checker;

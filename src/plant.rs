@@ -30,6 +30,9 @@ pub struct Plant {
     beams: usize,
     reach_m: f64,
     step: u64,
+    /// A brake held by the bridge outside the DBW (a client that disconnected): full
+    /// pressure, no throttle.
+    pub hold_brake: bool,
 }
 
 impl Plant {
@@ -63,6 +66,7 @@ impl Plant {
             reach_m: config.control.corridor.range_m,
             geom,
             step: 0,
+            hold_brake: false,
         }
     }
 
@@ -165,11 +169,23 @@ impl Plant {
 
     /// One physics step.
     pub fn physics(&mut self) -> StepInfo {
-        let act = self.dbw.step(self.step, self.speed_mps());
+        let mut act = self.dbw.step(self.step, self.speed_mps());
+        if self.hold_brake {
+            act.throttle_pct = 0.0;
+            act.brake_bar = act.brake_bar.max(self.vehicle.p.brake_bar_max);
+        }
         let ground = self.ground();
         let info = self.vehicle.step(&act, &ground);
         self.step += 1;
         info
+    }
+
+    /// Puts the vehicle at a pose with a speed along its heading (a bridge reset); the
+    /// drive-by-wire keeps its state.
+    pub fn place(&mut self, start: StartPose) {
+        let p = self.vehicle.p.clone();
+        self.vehicle = Vehicle::new(p, start.x_m, start.y_m, start.yaw_rad);
+        self.vehicle.s.vx_mps = start.speed_mps;
     }
 
     /// The footprint at the current pose.

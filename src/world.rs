@@ -235,6 +235,21 @@ impl World {
         }
     }
 
+    /// The height of the ground at a point, m: the map's elevation where it has one,
+    /// else the plane's (0 at the origin).
+    pub fn elevation_at(&self, x: f64, y: f64) -> f64 {
+        if let Some(z) = self
+            .map
+            .as_ref()
+            .and_then(|m| m.elevation.as_ref())
+            .and_then(|e| e.bilinear(x, y))
+        {
+            return z;
+        }
+        let d = self.ground.slope_dir_deg.to_radians();
+        self.ground.slope_pct / 100.0 * (x * d.cos() + y * d.sin())
+    }
+
     /// The obstacles.
     pub fn obstacles(&self) -> &[Obstacle] {
         &self.obstacles

@@ -1,5 +1,6 @@
 //! The `acres` binary run as a user runs it. One test target, one module per subcommand.
 
+mod bridge;
 mod check;
 mod config;
 mod corridor;

@@ -1,0 +1,336 @@
+//! `acres bridge`: the vehicle-bridge socket, as a server (a headless simulated Polaris)
+//! and as a client that drives a vehicle through it.
+
+use crate::Global;
+use crate::sim::load_scenario;
+use acres::bridge::client::{
+    BridgeConn, Control, DEMO_STEPS, DriveOptions, DriveSink, Driver, Tick, drive, parse_steps,
+};
+use acres::bridge::server::{ServeOptions, Server};
+use acres::chain::VehicleState;
+use acres::dbw::DbwReport;
+use anyhow::Context;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// The vehicle bridge of vehicle-bridge.md: serve a simulated Polaris, or drive one.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    Serve(ServeArgs),
+    Client(ClientArgs),
+}
+
+/// Serve a headless simulated Polaris on the vehicle-bridge socket.
+///
+/// TCP on 127.0.0.1 only (the same messages move the real vehicle: keep the traffic on
+/// loopback), one JSON object a line, one client a port (a second connection is closed at
+/// once), one vehicle a port in one world. Commands: dbw, steering_cmd, throttle_cmd,
+/// brake_cmd, gear_cmd (a number, {"value": n} or {"cmd": ...}), ulc_cmd, drive_mode,
+/// reset (x, y, yaw_deg in the bridge's frame, speed 0 to 8, restore_field; only yaw_deg:
+/// the vehicle turns where it stands), several in one line; clear, ignore, enable_shift
+/// and enable_shift_park ignored; hud, reward and success_pct logged. No reply to a
+/// command. Output: dbw_report lines at 50 Hz and observations at 10 Hz of simulated time
+/// (the bridge's frame: x east, y south, yaw_deg to the south), with our extension `scan`,
+/// the shield's 360 ranges counter-clockwise from the body x axis (null: no return).
+/// A subsystem disengages 0.1 s of simulated time after its last command; on disconnect
+/// the bridge brakes and disables the DBW; a client that leaves 1 MiB unread, or sends
+/// 1 MiB without a newline, is disconnected. Log lines on stderr: ACRES_RL_LISTENING,
+/// ACRES_RL_CONNECTED, ACRES_RL_DISCONNECTED, ACRES_RL_BUSY, ACRES_RL_BAD_MESSAGE,
+/// ACRES_RL_RESET, ACRES_RL_HUD, ACRES_DBW_ENABLED, ACRES_DBW_DISABLED, ACRES_DBW_REJECTED.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = "\
+Timing: in real time the physics runs at 120 Hz paced to the wall clock and a command
+applies at the first physics step at or after its due time, computed from its arrival
+(vehicle-bridge.md \"Command Timing\"). With --lockstep the world advances only on the
+control channel (JSON lines on --control-port): {\"op\":\"hello\"} answers the agents with
+their ports; {\"op\":\"step\",\"steps\":K} runs K physics steps, each bridge then sends
+{\"type\":\"barrier\",\"step\":N} after all the lines of those steps, and the reply is
+{\"ok\":true,\"op\":\"step\",\"barrier\":N}. In lockstep each command applies at the next
+physics step.
+
+The vehicles start at rest at the scenario's start pose (vehicle i 5 m to the left of
+vehicle i-1), the DBW disabled in park; agent 0 is `polaris`, agent i `polaris_i`. Port 0
+picks a free port (the ACRES_RL_LISTENING line names it).")]
+struct ServeArgs {
+    /// The port of the vehicle (0: a free one).
+    #[arg(long, default_value_t = 5556)]
+    port: u16,
+    /// One vehicle per port, comma-separated (replaces --port).
+    #[arg(long, value_name = "P1,P2,...", value_delimiter = ',')]
+    ports: Vec<u16>,
+    /// The world: ground, obstacles, map and start pose of a scenario (default: the
+    /// built-in opening scenario).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// Advance only on the control channel's step requests.
+    #[arg(long)]
+    lockstep: bool,
+    /// The port of the control channel (with --lockstep; 0: a free one).
+    #[arg(long, default_value_t = 5600)]
+    control_port: u16,
+    /// Also append the log lines to FILE.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+/// Drive a vehicle through a vehicle bridge (ours or the simulator's).
+///
+/// The counterpart of dbw_client.py: enables the DBW, sends commands at 50 Hz (the ULC
+/// speed, the steering and the gear), keeps every report, at the end commands a stop for
+/// 3 s and then disables the DBW. Prints `connected to HOST:PORT` and `done: N DBW reports
+/// received`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = "\
+Steps file: a JSON list of timed entries; from its t (s) on, an entry sets the speed (m/s),
+the steering wheel angle steer_deg and the gear (P, R, N, H or D, L, or 1 to 5); the other
+values stay; an entry with \"end\": true ends the drive, e.g.
+  [{\"t\":0,\"speed\":0,\"steer_deg\":12.5,\"gear\":\"L\"},{\"t\":1,\"speed\":2},{\"t\":6,\"end\":true}]
+which is also `--steps demo`.
+
+--path follows a route (acres route JSON or GeoJSON) with the chain (default driver and
+shield) by curvature commands, from the observed pose and scan; it needs observations
+(ours or the game's; the Core server sends none).
+
+--log CSV columns: t (of the report), x_m, y_m, yaw_rad, speed_mps (the last observation,
+in the library's frame; empty before the first), cmd_speed_mps, cmd_curvature_per_m (the
+command sent), then every field of the dbw_report, named report.field (e.g.
+ulc_report.vel_meas). `acres replay` reads this CSV. --record writes JSON Lines of the
+ticks with an observed state: step, t, state, scan, row (the command), as `acres replay`
+reads them.")]
+struct ClientArgs {
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    #[arg(long, default_value_t = 5556)]
+    port: u16,
+    /// A steps file, or `demo`.
+    #[arg(long, value_name = "FILE|demo", conflicts_with = "path")]
+    steps: Option<String>,
+    /// A route to follow with the chain.
+    #[arg(long, value_name = "FILE")]
+    path: Option<PathBuf>,
+    /// Seconds to wait after connecting.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::output::non_negative)]
+    delay: f64,
+    /// Write every report to a CSV file.
+    #[arg(long, value_name = "FILE.csv")]
+    log: Option<PathBuf>,
+    /// A status text for the HUD.
+    #[arg(long, value_name = "TEXT")]
+    hud: Option<String>,
+    /// Write the drive as JSON Lines for `acres replay`.
+    #[arg(long, value_name = "FILE.jsonl")]
+    record: Option<PathBuf>,
+    /// Drive a lockstep server through its control channel on this port (each tick runs
+    /// 2 or 3 physics steps: 50 Hz of simulated time).
+    #[arg(long, value_name = "PORT")]
+    control_port: Option<u16>,
+}
+
+pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
+    let config = global.load_config()?;
+    match args.command {
+        Sub::Serve(a) => serve(&config, a),
+        Sub::Client(a) => client(&config, a),
+    }
+}
+
+fn serve(config: &acres::config::Config, a: ServeArgs) -> anyhow::Result<()> {
+    let (scenario, _) = load_scenario(a.scenario.as_deref())?;
+    let ports = if a.ports.is_empty() {
+        vec![a.port]
+    } else {
+        a.ports
+    };
+    let mut file = match &a.log {
+        Some(p) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("writing {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let log = Box::new(move |line: &str| {
+        eprintln!("{line}");
+        if let Some(f) = &mut file {
+            let _ = writeln!(f, "{line}");
+        }
+    });
+    let opts = ServeOptions {
+        ports,
+        control_port: a.lockstep.then_some(a.control_port),
+    };
+    let mut server = Server::bind(config, &scenario, &opts, log).map_err(|e| anyhow::anyhow!(e))?;
+    let stop = AtomicBool::new(false);
+    server.run(&stop)?;
+    Ok(())
+}
+
+/// The CSV and the record of a drive.
+struct Sinks {
+    csv: Option<(csv::Writer<acres::io::AtomicFile>, bool)>,
+    record: Option<acres::io::AtomicFile>,
+}
+
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, x, out);
+            }
+        }
+        serde_json::Value::String(s) => out.push((prefix.into(), s.clone())),
+        other => out.push((prefix.into(), other.to_string())),
+    }
+}
+
+impl DriveSink for Sinks {
+    fn report(
+        &mut self,
+        r: &DbwReport,
+        state: Option<&VehicleState>,
+        cmd: (f64, f64),
+    ) -> std::io::Result<()> {
+        let Some((w, header_done)) = &mut self.csv else {
+            return Ok(());
+        };
+        let mut fields = Vec::new();
+        let v = serde_json::to_value(r).map_err(std::io::Error::other)?;
+        flatten("", &v, &mut fields);
+        fields.retain(|(k, _)| k != "t");
+        if !*header_done {
+            let mut h: Vec<String> = [
+                "t",
+                "x_m",
+                "y_m",
+                "yaw_rad",
+                "speed_mps",
+                "cmd_speed_mps",
+                "cmd_curvature_per_m",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            h.extend(fields.iter().map(|(k, _)| k.clone()));
+            w.write_record(&h)?;
+            *header_done = true;
+        }
+        let (x, y, yaw, v) = match state {
+            Some(s) => (
+                s.pose.x_m.to_string(),
+                s.pose.y_m.to_string(),
+                s.pose.yaw_rad.to_string(),
+                s.speed_mps.to_string(),
+            ),
+            None => Default::default(),
+        };
+        let mut row = vec![
+            r.t.to_string(),
+            x,
+            y,
+            yaw,
+            v,
+            cmd.0.to_string(),
+            cmd.1.to_string(),
+        ];
+        row.extend(fields.into_iter().map(|(_, v)| v));
+        w.write_record(&row)?;
+        Ok(())
+    }
+
+    fn tick(&mut self, t: &Tick) -> std::io::Result<()> {
+        let (Some(f), Some(state)) = (&mut self.record, &t.state) else {
+            return Ok(());
+        };
+        let row = match &t.row {
+            Some(r) => serde_json::to_value(r).map_err(std::io::Error::other)?,
+            None => {
+                serde_json::json!({"curvature_per_m": t.curvature_per_m, "speed_mps": t.speed_mps})
+            }
+        };
+        let rec = serde_json::json!({"step": t.step, "t": t.t, "state": state, "scan": t.scan, "row": row});
+        serde_json::to_writer(&mut *f, &rec).map_err(std::io::Error::other)?;
+        f.write_all(b"\n")
+    }
+}
+
+fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
+    let driver = match (&a.steps, &a.path) {
+        (_, Some(p)) => {
+            Driver::path(config, acres::path::Path::load(p)?).map_err(|e| anyhow::anyhow!(e))?
+        }
+        (Some(s), None) => {
+            let (name, text) = if s == "demo" {
+                ("demo".to_string(), DEMO_STEPS.to_string())
+            } else {
+                (
+                    s.clone(),
+                    std::fs::read_to_string(s).with_context(|| format!("reading {s}"))?,
+                )
+            };
+            Driver::Steps(parse_steps(&name, &text).map_err(|e| anyhow::anyhow!(e))?)
+        }
+        (None, None) => Driver::Steps(parse_steps("demo", DEMO_STEPS).expect("the demo parses")),
+    };
+    let mut sinks = Sinks {
+        csv: match &a.log {
+            Some(p) => Some((
+                csv::Writer::from_writer(
+                    acres::io::AtomicFile::create(p)
+                        .with_context(|| format!("writing {}", p.display()))?,
+                ),
+                false,
+            )),
+            None => None,
+        },
+        record: match &a.record {
+            Some(p) => Some(
+                acres::io::AtomicFile::create(p)
+                    .with_context(|| format!("writing {}", p.display()))?,
+            ),
+            None => None,
+        },
+    };
+    let mut conn = BridgeConn::connect(&a.host, a.port)
+        .with_context(|| format!("connecting to {}:{}", a.host, a.port))?;
+    println!("connected to {}:{}", a.host, a.port);
+    let mut control = match a.control_port {
+        Some(p) => Some(
+            Control::connect(&a.host, p)
+                .with_context(|| format!("connecting to {}:{p}", a.host))?,
+        ),
+        None => None,
+    };
+    let opts = DriveOptions {
+        delay_s: a.delay,
+        hud: a.hud.clone(),
+        steering_ratio: config.control.dbw.steering.ratio,
+        wheelbase_m: config.control.vehicle.wheelbase_m,
+        beams: config.control.corridor.beams as usize,
+    };
+    let sum = drive(&mut conn, control.as_mut(), driver, &opts, &mut sinks)?;
+    if let Some((w, _)) = sinks.csv {
+        let f = w
+            .into_inner()
+            .map_err(|e| anyhow::anyhow!("{}", e.error()))?;
+        f.commit().context("writing the CSV")?;
+    }
+    if let Some(f) = sinks.record {
+        f.commit().context("writing the record")?;
+    }
+    println!("done: {} DBW reports received", sum.reports);
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! `acres bridge serve` and `acres bridge client` as processes, over loopback.
+
+use super::run;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+struct Server {
+    child: Child,
+    port: u16,
+    control: u16,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn has(&self, what: &str) -> bool {
+        for _ in 0..400 {
+            if self.log.lock().unwrap().iter().any(|l| l.contains(what)) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        false
+    }
+}
+
+fn serve(scenario: Option<&str>) -> Server {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_acres"));
+    cmd.args([
+        "bridge",
+        "serve",
+        "--port",
+        "0",
+        "--lockstep",
+        "--control-port",
+        "0",
+    ]);
+    if let Some(s) = scenario {
+        cmd.args(["--scenario", s]);
+    }
+    let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+    let err = BufReader::new(child.stderr.take().unwrap());
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l2 = log.clone();
+    std::thread::spawn(move || {
+        for line in err.lines().map_while(Result::ok) {
+            l2.lock().unwrap().push(line);
+        }
+    });
+    let port_of = |key: &str| -> u16 {
+        for _ in 0..1000 {
+            if let Some(l) = log.lock().unwrap().iter().find(|l| l.starts_with(key)) {
+                return l[key.len()..].trim().parse().unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        panic!("no {key}")
+    };
+    let port = port_of("ACRES_RL_LISTENING port=");
+    let control = port_of("ACRES_SIM_CONTROL_LISTENING port=");
+    Server {
+        child,
+        port,
+        control,
+        log,
+    }
+}
+
+fn data(p: &str) -> String {
+    format!("{}/data/{p}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn the_client_drives_a_steps_file_writes_every_report_and_ends_with_stop_and_disable() {
+    let s = serve(None);
+    let dir = tempfile::tempdir().unwrap();
+    let steps = dir.path().join("steps.json");
+    std::fs::write(
+        &steps,
+        r#"[{"t":0,"speed":0,"steer_deg":12.5,"gear":"H"},{"t":0.5,"speed":2},{"t":3,"end":true}]"#,
+    )
+    .unwrap();
+    let csv_path = dir.path().join("reports.csv");
+    let (code, out, err) = run(&[
+        "bridge",
+        "client",
+        "--port",
+        &s.port.to_string(),
+        "--control-port",
+        &s.control.to_string(),
+        "--steps",
+        steps.to_str().unwrap(),
+        "--log",
+        csv_path.to_str().unwrap(),
+        "--hud",
+        "test run",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!("connected to 127.0.0.1:{}\n", s.port)),
+        "{out}"
+    );
+    let n: usize = out
+        .lines()
+        .find_map(|l| l.strip_prefix("done: "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    // 3 s of steps, 3 s of stop and the disable's 0.1 s, at 50 Hz.
+    assert!((300..=310).contains(&n), "{n} reports");
+    let mut r = csv::Reader::from_path(&csv_path).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |k: &str| {
+        h.iter()
+            .position(|x| x == k)
+            .unwrap_or_else(|| panic!("{k}"))
+    };
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    assert_eq!(rows.len(), n);
+    let (vel, en, wheel) = (
+        col("ulc_report.vel_meas"),
+        col("system_report.enabled"),
+        col("steering_report.steering_wheel_angle"),
+    );
+    let moving = rows
+        .iter()
+        .map(|x| x[vel].parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    assert!(moving > 1.5, "it drove: {moving}");
+    assert_eq!(&rows[100][wheel], "12.5");
+    let last = rows.last().unwrap();
+    assert_eq!(&last[en], "false", "disabled at the end");
+    assert!(
+        last[vel].parse::<f64>().unwrap().abs() < 0.05,
+        "stopped at the end"
+    );
+    assert!(s.has("ACRES_DBW_ENABLED agent=polaris t=0.000"));
+    assert!(s.has("ACRES_DBW_DISABLED agent=polaris"));
+    assert!(s.has("ACRES_RL_HUD agent=polaris hud=\"test run\""));
+}
+
+/// The client follows a route with the chain; its record replays to the same rows.
+#[test]
+fn the_client_follows_a_path_and_its_record_replays() {
+    let s = serve(Some(&data("scenarios/lane_downhill_wet.json")));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("drive.jsonl");
+    let csv_path = dir.path().join("reports.csv");
+    let route = data("routes/straight_lane.json");
+    let (code, out, err) = run(&[
+        "bridge",
+        "client",
+        "--port",
+        &s.port.to_string(),
+        "--control-port",
+        &s.control.to_string(),
+        "--path",
+        &route,
+        "--record",
+        rec.to_str().unwrap(),
+        "--log",
+        csv_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("done: "), "{out}");
+    let text = std::fs::read_to_string(&rec).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    // From x = 200 m to the end of the lane at 300 m.
+    let x = last["state"]["pose"]["x_m"].as_f64().unwrap();
+    assert!((x - 300.0).abs() < 1.0, "ended at x = {x}");
+    assert!(s.has("ACRES_DBW_DISABLED"));
+    let (code, out, err) = run(&[
+        "replay",
+        rec.to_str().unwrap(),
+        "--route",
+        &route,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["mismatches"], 0, "{out}");
+    // The report CSV holds the pose columns that replay needs.
+    let (code, out, err) = run(&[
+        "replay",
+        csv_path.to_str().unwrap(),
+        "--route",
+        &route,
+        "--skip-bad",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["steps"].as_u64().unwrap() > 500, "{out}");
+}
