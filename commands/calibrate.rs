@@ -55,6 +55,16 @@ pub struct MeasureArgs {
     /// The CSV file to write (`-` for stdout); written atomically.
     #[arg(long, value_name = "FILE.csv")]
     out: PathBuf,
+    /// Measure a vehicle behind a vehicle bridge (ours or the simulator's) through reset
+    /// and the DBW commands, instead of the simulated Polaris in the process. The ground
+    /// is what the vehicle stands on at its spawn pose: give its one class (--classes) and
+    /// state (--grip). Stop tests and steering steps only (the follow test needs a wall).
+    #[arg(long, value_name = "HOST:PORT")]
+    bridge: Option<String>,
+    /// With --bridge: the control channel of a lockstep server (each 50 Hz tick a step
+    /// request); without it the bridge runs in real time and the tests take real time.
+    #[arg(long, value_name = "PORT", requires = "bridge")]
+    control_port: Option<u16>,
 }
 
 fn class_value(s: &str) -> Result<GroundClass, String> {
@@ -110,17 +120,55 @@ pub fn measure(config: &Config, a: MeasureArgs, global: &Global) -> anyhow::Resu
             })
             .collect()
     };
-    let plan = calibrate::plan(&classes, &states);
-    let bar = output::progress(global, plan.len() as u64, "measure");
-    let rows: Vec<Measurement> = plan
-        .par_iter()
-        .map(|t| {
-            let m = calibrate::run_test(config, t);
-            bar.inc(1);
-            m
-        })
-        .collect();
-    bar.finish_and_clear();
+    let mut plan = calibrate::plan(&classes, &states);
+    let rows: Vec<Measurement> = match &a.bridge {
+        None => {
+            let bar = output::progress(global, plan.len() as u64, "measure");
+            let rows = plan
+                .par_iter()
+                .map(|t| {
+                    let m = calibrate::run_test(config, t);
+                    bar.inc(1);
+                    m
+                })
+                .collect();
+            bar.finish_and_clear();
+            rows
+        }
+        Some(addr) => {
+            if classes.len() != 1 || states.len() != 1 {
+                anyhow::bail!(
+                    "--bridge measures the ground the vehicle stands on: give one class with --classes and one state with --grip"
+                );
+            }
+            let (host, port) = addr
+                .rsplit_once(':')
+                .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
+                .ok_or_else(|| anyhow::anyhow!("--bridge {addr}: expected HOST:PORT"))?;
+            let conn = acres::bridge::client::BridgeConn::connect(&host, port)
+                .with_context(|| format!("connecting to {addr}"))?;
+            let control = match a.control_port {
+                Some(p) => Some(
+                    acres::bridge::client::Control::connect(&host, p)
+                        .with_context(|| format!("connecting to {host}:{p}"))?,
+                ),
+                None => None,
+            };
+            let mut rig = acres::bridge::client::BridgeRig::new(conn, control);
+            plan.retain(|t| t.test != calibrate::TestKind::Follow);
+            let bar = output::progress(global, plan.len() as u64, "measure");
+            let mut rows = Vec::new();
+            for t in &plan {
+                rows.push(
+                    calibrate::run_test_on(config, &mut rig, t)
+                        .map_err(|e| anyhow::anyhow!("{addr}: {e}"))?,
+                );
+                bar.inc(1);
+            }
+            bar.finish_and_clear();
+            rows
+        }
+    };
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(COLUMNS)?;
     for m in &rows {

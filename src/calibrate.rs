@@ -567,6 +567,31 @@ pub fn plan(classes: &[GroundClass], states: &[GroundState]) -> Vec<Planned> {
     out
 }
 
+/// Runs one planned stop test or steering step on a rig (a vehicle behind a bridge); the
+/// follow test needs a wall in the world and runs only in the process.
+pub fn run_test_on(
+    config: &Config,
+    rig: &mut dyn crate::measure::Rig,
+    t: &Planned,
+) -> Result<Measurement, String> {
+    use crate::measure::{steering_step_on, stop_test_on};
+    Ok(match t.test {
+        TestKind::Stop => Measurement::stop(
+            t.class,
+            t.state,
+            t.speed_mps,
+            &stop_test_on(config, rig, t.speed_mps)?,
+        ),
+        TestKind::Steer => Measurement::steer(
+            t.class,
+            t.state,
+            t.speed_mps,
+            &steering_step_on(config, rig, t.class, t.speed_mps, 0.2, true)?,
+        ),
+        TestKind::Follow => return Err("the follow test runs only in the process".into()),
+    })
+}
+
 /// Runs one planned test on the simulated Polaris.
 pub fn run_test(config: &Config, t: &Planned) -> Measurement {
     use crate::measure::{follow_test, steering_step, stop_test};

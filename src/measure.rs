@@ -5,9 +5,11 @@
 
 use crate::chain::{Chain, ChainInput};
 use crate::config::Config;
+use crate::dbw::DbwCommands;
 use crate::envelope::{Grip, GroundClass};
 use crate::path::{Direction, Path, PathPoint};
 use crate::plant::{Plant, StartPose};
+use crate::scan::Scan;
 use crate::shield::{Command, Shield};
 use crate::vehicle::GroundState;
 use crate::world::{Plane, World};
@@ -47,9 +49,8 @@ pub struct SteeringStep {
     pub min_inner_load: f64,
 }
 
-/// The steering step of vehicle-software.md "Validation": the vehicle holds `speed_mps`
-/// straight for 2 s, then the request steps to `curvature_per_m` at the same speed for
-/// 6 s, through the chain's shield (with or without its corner rule) and actuator limits.
+/// The steering step of vehicle-software.md "Validation" on a simulated Polaris in the
+/// process: see [`steering_step_on`].
 pub fn steering_step(
     config: &Config,
     class: GroundClass,
@@ -58,61 +59,215 @@ pub fn steering_step(
     curvature_per_m: f64,
     corner_rule: bool,
 ) -> SteeringStep {
+    let mut rig = PlantRig::new(config, World::new(flat(class, state), vec![]));
+    steering_step_on(
+        config,
+        &mut rig,
+        class,
+        speed_mps,
+        curvature_per_m,
+        corner_rule,
+    )
+    .expect("the plant rig does not fail")
+}
+
+/// The steering step on a rig: the vehicle starts at `speed_mps` and holds it straight
+/// for 2 s, then the request steps to `curvature_per_m` at the same speed for 6 s,
+/// through the chain's shield (with or without its corner rule) and actuator limits, at
+/// 50 Hz from the measured state (on a bridge: the last observation).
+pub fn steering_step_on(
+    config: &Config,
+    rig: &mut dyn Rig,
+    class: GroundClass,
+    speed_mps: f64,
+    curvature_per_m: f64,
+    corner_rule: bool,
+) -> Result<SteeringStep, String> {
+    let first = rig.start(speed_mps)?;
+    let start = first
+        .state
+        .ok_or("the rig gives no pose (a bridge without observations)")?;
+    // The reference path: a lane along the start heading.
+    let (sy, cy) = start.pose.yaw_rad.sin_cos();
+    let pts: Vec<PathPoint> = (0..801)
+        .map(|i| PathPoint {
+            x: start.pose.x_m + cy * 0.5 * i as f64,
+            y: start.pose.y_m + sy * 0.5 * i as f64,
+            speed_mps,
+            class: Some(class),
+            direction: Direction::Forward,
+        })
+        .collect();
+    let route = Path::new("rig lane", &pts).map_err(|e| e.to_string())?;
     let shield = Shield::new(config, Grip::Unknown)
         .expect("the unknown grip table always exists")
         .with_rules(corner_rule, true);
-    let mut chain = Chain::new(config, lane(class, speed_mps, 400.0), Grip::Unknown)
-        .expect("the unknown grip table always exists")
+    let mut chain = Chain::new(config, route, Grip::Unknown)
+        .map_err(|e| e.to_string())?
         .with_shield(shield);
-    let start = StartPose {
-        x_m: 0.0,
-        y_m: 0.0,
-        yaw_rad: 0.0,
-        speed_mps,
-    };
-    let mut plant = Plant::new(config, World::new(flat(class, state), vec![]), start, true);
-    let hold = 2 * crate::dbw::PHYSICS_HZ as u64;
-    let end = 8 * crate::dbw::PHYSICS_HZ as u64;
     let mut out = SteeringStep {
         wheel_lift: false,
         max_lateral_accel_mps2: 0.0,
         min_inner_load: 1.0,
     };
-    let mut control = 0;
-    while plant.step_index() < end {
-        let stepped = plant.step_index() >= hold;
-        if plant.is_control_step() {
-            let scan = plant.scan();
-            let request = Command {
-                curvature_per_m: if stepped { curvature_per_m } else { 0.0 },
-                speed_mps,
-            };
-            let input = ChainInput {
-                step: control,
-                state: plant.chain_state(),
-                scan: &scan,
-                proposal: None,
-            };
-            let row = chain
-                .step_fixed(&input, request)
-                .expect("the plant's state is finite");
-            plant.apply_row(&row);
-            control += 1;
-        }
-        let info = plant.physics();
+    let mut sample = first;
+    for k in 0..400u64 {
+        let stepped = k >= 100;
+        let state = sample.state.ok_or("the rig lost the pose")?;
+        let scan = sample
+            .scan
+            .take()
+            .unwrap_or_else(|| Scan::empty(config.control.corridor.beams as usize));
+        let request = Command {
+            curvature_per_m: if stepped { curvature_per_m } else { 0.0 },
+            speed_mps,
+        };
+        let input = ChainInput {
+            step: k,
+            state,
+            scan: &scan,
+            proposal: None,
+        };
+        let row = chain
+            .step_fixed(&input, request)
+            .map_err(|e| e.to_string())?;
+        rig.send(&row_commands(&row))?;
+        sample = rig.tick()?;
         if stepped {
-            out.wheel_lift |= info.wheel_lift;
-            out.min_inner_load = out.min_inner_load.min(info.inner_load_ratio);
-            out.max_lateral_accel_mps2 = out
-                .max_lateral_accel_mps2
-                .max(plant.vehicle.s.ay_mps2.abs());
+            out.wheel_lift |= sample.wheel_lift;
+            out.min_inner_load = out.min_inner_load.min(sample.min_inner_load);
+            out.max_lateral_accel_mps2 = out.max_lateral_accel_mps2.max(sample.max_abs_ay_mps2);
         }
-        if info.wheel_lift {
+        if sample.wheel_lift {
             // The vehicle would roll over: the run ends.
             break;
         }
     }
-    out
+    Ok(out)
+}
+
+/// The DBW commands of a command row: ULC speed `|v|` (0 while the brake holds),
+/// steering by curvature, the gear.
+pub fn row_commands(row: &crate::chain::CommandRow) -> DbwCommands {
+    DbwCommands {
+        ulc_cmd: Some(crate::dbw::UlcCmd {
+            cmd: if row.brake_hold {
+                0.0
+            } else {
+                row.speed_mps.abs()
+            },
+            cmd_type: 1,
+            enable: true,
+            ..crate::dbw::UlcCmd::default()
+        }),
+        steering_cmd: Some(crate::dbw::SteeringCmd {
+            cmd: row.curvature_per_m,
+            cmd_type: 3,
+            enable: true,
+            ..crate::dbw::SteeringCmd::default()
+        }),
+        gear_cmd: Some(crate::dbw::GearCmd {
+            cmd: row.gear.number(),
+            ..crate::dbw::GearCmd::default()
+        }),
+        ..DbwCommands::default()
+    }
+}
+
+/// What a rig measured over one control tick (50 Hz).
+#[derive(Debug, Clone, Default)]
+pub struct Sample {
+    /// The signed speed at the end of the tick, m/s.
+    pub speed_mps: f64,
+    /// The distance travelled since the start, m (odometry).
+    pub distance_m: f64,
+    /// The largest lateral acceleration and the smallest inner load ratio of the tick.
+    pub max_abs_ay_mps2: f64,
+    pub min_inner_load: f64,
+    pub wheel_lift: bool,
+    /// The state and scan the chain needs, where the rig has them.
+    pub state: Option<crate::chain::VehicleState>,
+    pub scan: Option<Scan>,
+}
+
+/// A vehicle the test rigs drive: in the process ([`PlantRig`]) or through a vehicle
+/// bridge ([`crate::bridge::client::BridgeRig`]).
+pub trait Rig {
+    /// Puts the vehicle at its start pose moving at `speed_mps` with the DBW enabled in
+    /// high gear; returns the first sample.
+    fn start(&mut self, speed_mps: f64) -> Result<Sample, String>;
+    /// Sends commands; they apply at the next physics step.
+    fn send(&mut self, cmds: &DbwCommands) -> Result<(), String>;
+    /// Advances one control tick (0.02 s) and returns what it measured.
+    fn tick(&mut self) -> Result<Sample, String>;
+}
+
+/// The rig of a simulated Polaris in the process, on a world.
+pub struct PlantRig {
+    config: Config,
+    world: World,
+    plant: Option<Plant>,
+    distance: f64,
+}
+
+impl PlantRig {
+    /// A rig on `world`; the vehicle starts at the origin heading east.
+    pub fn new(config: &Config, world: World) -> PlantRig {
+        PlantRig {
+            config: config.clone(),
+            world,
+            plant: None,
+            distance: 0.0,
+        }
+    }
+
+    fn sample(&self, mut s: Sample) -> Sample {
+        let p = self.plant.as_ref().expect("started");
+        s.speed_mps = p.speed_mps();
+        s.distance_m = self.distance;
+        s.state = Some(p.chain_state());
+        s.scan = Some(p.scan());
+        s
+    }
+}
+
+impl Rig for PlantRig {
+    fn start(&mut self, speed_mps: f64) -> Result<Sample, String> {
+        let start = StartPose {
+            speed_mps,
+            ..StartPose::default()
+        };
+        self.plant = Some(Plant::new(&self.config, self.world.clone(), start, true));
+        self.distance = 0.0;
+        Ok(self.sample(Sample {
+            min_inner_load: 1.0,
+            ..Sample::default()
+        }))
+    }
+
+    fn send(&mut self, cmds: &DbwCommands) -> Result<(), String> {
+        self.plant.as_mut().expect("started").apply(cmds);
+        Ok(())
+    }
+
+    fn tick(&mut self) -> Result<Sample, String> {
+        let mut s = Sample {
+            min_inner_load: 1.0,
+            ..Sample::default()
+        };
+        let p = self.plant.as_mut().expect("started");
+        loop {
+            let info = p.physics();
+            self.distance += p.speed_mps().abs() / crate::dbw::PHYSICS_HZ as f64;
+            s.max_abs_ay_mps2 = s.max_abs_ay_mps2.max(p.vehicle.s.ay_mps2.abs());
+            s.min_inner_load = s.min_inner_load.min(info.inner_load_ratio);
+            s.wheel_lift |= info.wheel_lift;
+            if p.is_control_step() {
+                break;
+            }
+        }
+        Ok(self.sample(s))
+    }
 }
 
 /// The result of a stop-and-hold test.
@@ -197,69 +352,69 @@ fn ulc(speed: f64) -> crate::dbw::DbwCommands {
     }
 }
 
-/// The stop test of the speed envelope ("Speed Envelope": measured stops): from rest the
-/// ULC speed command `speed_mps` until the speed has settled (the overshoot is the
-/// largest excess), then the ULC stop command (speed 0) until rest, on flat ground.
+/// The stop test of the speed envelope on a simulated Polaris in the process, on flat
+/// ground of a class and state: see [`stop_test_on`].
 pub fn stop_test(
     config: &Config,
     class: GroundClass,
     state: GroundState,
     speed_mps: f64,
 ) -> StopTest {
-    let hz = crate::dbw::PHYSICS_HZ as u64;
-    let mut plant = Plant::new(
-        config,
-        World::new(flat(class, state), vec![]),
-        StartPose::default(),
-        true,
-    );
-    // The time to reach the speed at the ULC's default acceleration, and 6 s to settle.
+    let mut rig = PlantRig::new(config, World::new(flat(class, state), vec![]));
+    stop_test_on(config, &mut rig, speed_mps).expect("the plant rig does not fail")
+}
+
+/// The stop test ("Speed Envelope": measured stops) on a rig: from rest the ULC speed
+/// command `speed_mps` until the speed has settled (the overshoot is the largest
+/// excess), then the ULC stop command (speed 0) until rest, at 50 Hz; distances by the
+/// rig's odometry.
+pub fn stop_test_on(
+    config: &Config,
+    rig: &mut dyn Rig,
+    speed_mps: f64,
+) -> Result<StopTest, String> {
+    let hz = 50u64;
     let accel = config.control.dbw.ulc.limit_accel_mps2.max(0.1);
     let stop_at = ((speed_mps / accel + 8.0) * hz as f64).ceil() as u64;
-    let end = stop_at + 60 * hz;
+    let mut s = rig.start(0.0)?;
     let mut vmax = 0.0f64;
-    let (mut x_stop, mut v_stop) = (0.0, 0.0);
-    let (mut x_tail, mut rest) = (None, None);
+    for _ in 0..stop_at {
+        rig.send(&ulc(speed_mps))?;
+        s = rig.tick()?;
+        vmax = vmax.max(s.speed_mps);
+    }
+    let (d_stop, v_stop) = (s.distance_m, s.speed_mps);
     let window = (hz / 2) as usize;
     let mut speeds: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
-    let mut decel = 0.0f64;
-    while plant.step_index() < end {
-        let k = plant.step_index();
-        if plant.is_control_step() {
-            plant.apply(&ulc(if k < stop_at { speed_mps } else { 0.0 }));
-        }
-        if k == stop_at {
-            x_stop = plant.vehicle.s.x_m;
-            v_stop = plant.speed_mps();
-        }
-        plant.physics();
-        let (v, x) = (plant.speed_mps(), plant.vehicle.s.x_m);
-        if k < stop_at {
-            vmax = vmax.max(v);
-            continue;
-        }
+    let (mut decel, mut tail_from, mut ticks) = (0.0f64, None, 0u64);
+    speeds.push_back(v_stop);
+    while ticks < 60 * hz {
+        rig.send(&ulc(0.0))?;
+        s = rig.tick()?;
+        ticks += 1;
+        let v = s.speed_mps;
         speeds.push_back(v);
-        if speeds.len() > window {
-            let old = speeds.pop_front().expect("a full window");
-            decel = decel.max((old - v) / 0.5);
+        if speeds.len() > window + 1 {
+            speeds.pop_front();
         }
-        if x_tail.is_none() && v < TAIL_SPEED_MPS {
-            x_tail = Some(x);
+        if speeds.len() == window + 1 {
+            decel = decel.max((speeds[0] - v) / 0.5);
+        }
+        if tail_from.is_none() && v < TAIL_SPEED_MPS {
+            tail_from = Some(s.distance_m);
         }
         if v.abs() < 1e-3 {
-            rest = Some((k + 1, x));
             break;
         }
     }
-    let (k_rest, x_rest) = rest.unwrap_or((end, plant.vehicle.s.x_m));
-    StopTest {
+    Ok(StopTest {
         overshoot_mps: (vmax - speed_mps).max(0.0),
         speed_at_stop_mps: v_stop,
-        stop_distance_m: x_rest - x_stop,
+        stop_distance_m: s.distance_m - d_stop,
         decel_mps2: decel,
-        tail_m: x_rest - x_tail.unwrap_or(x_rest),
-        stop_time_s: (k_rest - stop_at) as f64 / hz as f64,
-    }
+        tail_m: s.distance_m - tail_from.unwrap_or(s.distance_m),
+        stop_time_s: ticks as f64 / hz as f64,
+    })
 }
 
 /// The result of a follow test.

@@ -42,6 +42,9 @@ pub struct ObservationIn {
     pub yaw_rate: f64,
     pub gear: Option<u8>,
     pub scan: Option<Vec<Option<f64>>>,
+    /// Our extensions: the lateral acceleration (right positive) and wheel lift.
+    pub ay: Option<f64>,
+    pub wheel_lift: Option<bool>,
 }
 
 impl ObservationIn {
@@ -443,8 +446,7 @@ pub fn drive(
         };
         match control.as_deref_mut() {
             Some(c) => {
-                let n = (120 * (k + 1)) / 50 - (120 * k) / 50;
-                let barrier = c.step(n)?;
+                let barrier = c.step(tick_steps(k))?;
                 loop {
                     match conn.read_line(Some(Duration::from_secs(10)))? {
                         Some(l) => {
@@ -502,4 +504,159 @@ pub fn drive(
         }
     }
     Ok(sum)
+}
+
+/// The physics steps of control tick `k` (50 Hz over 120 Hz: 3, 2, 3, 2, 2, …), so that
+/// the ticks start at the report steps of the DBW.
+pub fn tick_steps(k: u64) -> u64 {
+    (120 * (k + 1)).div_ceil(50) - (120 * k).div_ceil(50)
+}
+
+/// DBW commands as a bridge line: the commands present, no nulls.
+pub fn commands_line(cmds: &crate::dbw::DbwCommands) -> serde_json::Value {
+    let mut v = serde_json::to_value(cmds).expect("commands serialize");
+    if let Some(m) = v.as_object_mut() {
+        m.retain(|_, x| !x.is_null());
+    }
+    v
+}
+
+/// The test rigs of [`crate::measure`] on a vehicle behind a bridge: the start is a
+/// `reset` at the spawn pose with the speed, the speed and odometry come from the
+/// reports (`ulc_report.vel_meas`, integrated), the state, scan, lateral acceleration and
+/// wheel lift from the observations (ours; the game's have no scan, and an acceleration
+/// estimated as vx × yaw_rate). With a control channel each tick is a lockstep step.
+pub struct BridgeRig {
+    conn: BridgeConn,
+    control: Option<Control>,
+    k: u64,
+    distance: f64,
+    last: Option<(f64, f64)>,
+    obs: Option<ObservationIn>,
+    gear: Gear,
+}
+
+impl BridgeRig {
+    /// A rig on a connection, stepped through `control` where there is one.
+    pub fn new(conn: BridgeConn, control: Option<Control>) -> BridgeRig {
+        BridgeRig {
+            conn,
+            control,
+            k: 0,
+            distance: 0.0,
+            last: None,
+            obs: None,
+            gear: Gear::Park,
+        }
+    }
+
+    fn absorb(&mut self, l: Line, s: &mut crate::measure::Sample) {
+        match l {
+            Line::Report(r) => {
+                let v = r.ulc_report.vel_meas;
+                if let Some((t0, v0)) = self.last {
+                    self.distance += (v0 + v).abs() / 2.0 * (r.t - t0).max(0.0);
+                }
+                self.last = Some((r.t, v));
+                self.gear = Gear::from_number(r.gear_report.gear).unwrap_or(self.gear);
+                s.speed_mps = v;
+            }
+            Line::Observation(o) => {
+                let ay = o.ay.unwrap_or(o.vx * o.yaw_rate);
+                s.max_abs_ay_mps2 = s.max_abs_ay_mps2.max(ay.abs());
+                if o.wheel_lift == Some(true) {
+                    s.wheel_lift = true;
+                    s.min_inner_load = 0.0;
+                }
+                self.obs = Some(*o);
+            }
+            _ => {}
+        }
+    }
+
+    fn sample(&self, mut s: crate::measure::Sample) -> crate::measure::Sample {
+        s.distance_m = self.distance;
+        if let Some(o) = &self.obs {
+            s.state = Some(o.state(self.gear));
+            s.scan = o.scan.as_ref().and_then(|r| {
+                Scan::new(r.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect()).ok()
+            });
+        }
+        s
+    }
+}
+
+impl crate::measure::Rig for BridgeRig {
+    fn start(&mut self, speed_mps: f64) -> Result<crate::measure::Sample, String> {
+        let e = |e: io::Error| e.to_string();
+        self.conn
+            .send(&serde_json::json!({"reset": {"speed": speed_mps}, "dbw": {"enable": true}, "gear_cmd": 4}))
+            .map_err(e)?;
+        self.distance = 0.0;
+        self.last = None;
+        self.obs = None;
+        // A tick for the reset to apply, then until an observation shows it.
+        let mut s = self.tick()?;
+        for _ in 0..10 {
+            if self.obs.is_some() {
+                break;
+            }
+            s = self.tick()?;
+        }
+        self.distance = 0.0;
+        s.distance_m = 0.0;
+        Ok(s)
+    }
+
+    fn send(&mut self, cmds: &crate::dbw::DbwCommands) -> Result<(), String> {
+        self.conn
+            .send(&commands_line(cmds))
+            .map_err(|e| e.to_string())
+    }
+
+    fn tick(&mut self) -> Result<crate::measure::Sample, String> {
+        let mut s = crate::measure::Sample {
+            min_inner_load: 1.0,
+            speed_mps: self.last.map_or(0.0, |l| l.1),
+            ..Default::default()
+        };
+        let e = |e: io::Error| e.to_string();
+        let mut end_t = None;
+        match &mut self.control {
+            Some(c) => {
+                let barrier = c.step(tick_steps(self.k)).map_err(e)?;
+                loop {
+                    match self
+                        .conn
+                        .read_line(Some(Duration::from_secs(10)))
+                        .map_err(e)?
+                    {
+                        Some(Line::Barrier(b)) if b == barrier => break,
+                        Some(l) => self.absorb(l, &mut s),
+                        None => return Err("no barrier from the bridge".into()),
+                    }
+                }
+                end_t = Some(barrier as f64 / crate::dbw::PHYSICS_HZ as f64);
+            }
+            None => {
+                let end = Instant::now() + Duration::from_millis(20);
+                loop {
+                    let left = end.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    if let Some(l) = self.conn.read_line(Some(left)).map_err(e)? {
+                        self.absorb(l, &mut s);
+                    }
+                }
+            }
+        }
+        self.k += 1;
+        let mut s = self.sample(s);
+        // The odometry to the end of the tick: the last report is of its first step.
+        if let (Some(t), Some((t0, v))) = (end_t, self.last) {
+            s.distance_m += v.abs() * (t - t0).max(0.0);
+        }
+        Ok(s)
+    }
 }

@@ -202,3 +202,82 @@ fn the_client_follows_a_path_and_its_record_replays() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["steps"].as_u64().unwrap() > 500, "{out}");
 }
+
+/// `acres envelope measure --bridge` against our lockstep server measures what the
+/// in-process rigs measure on the same ground.
+#[test]
+fn measure_through_the_bridge_agrees_with_the_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let scen = dir.path().join("flat.json");
+    std::fs::write(
+        &scen,
+        r#"{"name": "flat gravel", "ground": {"class": "gravel", "state": "dry"},
+            "route": "straight_lane.json", "start": {"x_m": 0, "y_m": 0, "yaw_rad": 0},
+            "duration_s": 60}"#,
+    )
+    .unwrap();
+    let s = serve(Some(scen.to_str().unwrap()));
+    let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+    let addr = format!("127.0.0.1:{}", s.port);
+    let (code, _, err) = run(&[
+        "envelope",
+        "measure",
+        "-q",
+        "--bridge",
+        &addr,
+        "--control-port",
+        &s.control.to_string(),
+        "--classes",
+        "gravel",
+        "--grip",
+        "dry",
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&[
+        "envelope",
+        "measure",
+        "-q",
+        "--classes",
+        "gravel",
+        "--grip",
+        "dry",
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows = |p: &std::path::Path| -> Vec<csv::StringRecord> {
+        csv::Reader::from_path(p)
+            .unwrap()
+            .records()
+            .map(|x| x.unwrap())
+            .collect()
+    };
+    let (ra, rb) = (rows(&a), rows(&b));
+    let ra: Vec<_> = ra.into_iter().filter(|r| &r[0] != "follow").collect();
+    assert_eq!(ra.len(), rb.len());
+    let f = |r: &csv::StringRecord, i: usize| r[i].parse::<f64>().unwrap();
+    for (x, y) in ra.iter().zip(&rb) {
+        assert_eq!((&x[0], &x[3]), (&y[0], &y[3]));
+        if &x[0] == "stop" {
+            // Odometry from the 50 Hz reports against the process's 120 Hz.
+            assert!((f(x, 5) - f(y, 5)).abs() < 0.1, "stop distance {x:?} {y:?}");
+            assert!((f(x, 4) - f(y, 4)).abs() < 0.05, "overshoot {x:?} {y:?}");
+            assert!((f(x, 6) - f(y, 6)).abs() < 0.1, "deceleration {x:?} {y:?}");
+        } else {
+            assert_eq!(&x[12], &y[12], "wheel lift {x:?} {y:?}");
+        }
+    }
+    // One class and one state only.
+    let (code, _, err) = run(&[
+        "envelope",
+        "measure",
+        "--bridge",
+        &addr,
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("one class"), "{err}");
+}
