@@ -24,7 +24,8 @@ fn bridge(requests: u64, parse: bool) -> f64 {
     let mut conn = BridgeConn::connect("127.0.0.1", ports[0]).unwrap();
     let mut ctl = Control::connect("127.0.0.1", control.unwrap()).unwrap();
     conn.send(&serde_json::json!({"dbw": {"enable": true}, "gear_cmd": 4,
-        "ulc_cmd": {"cmd": 2.0, "cmd_type": 1, "enable": true}})).unwrap();
+        "ulc_cmd": {"cmd": 2.0, "cmd_type": 1, "enable": true}}))
+        .unwrap();
     drop(conn);
     // Let the server see the first client go before the second connects.
     std::thread::sleep(Duration::from_millis(100));

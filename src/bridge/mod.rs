@@ -262,6 +262,21 @@ mod tests {
         assert_eq!(flip(0.25), -0.25);
     }
 
+    proptest::proptest! {
+        /// The frame conversion is its own inverse on any pose (bounded, finite).
+        #[test]
+        fn the_frame_round_trip_holds(x in -1e4f64..1e4, y in -1e4f64..1e4, yaw in -3.14f64..3.14) {
+            let (bx, by, bd) = pose_to_bridge(x, y, yaw);
+            let (x2, y2, yaw2) = pose_from_bridge(bx, by, bd);
+            proptest::prop_assert_eq!((x2, y2), (x, y));
+            proptest::prop_assert!((yaw2 - yaw).abs() < 1e-9);
+            // North is negative y on the bridge; a left turn is a negative yaw change.
+            proptest::prop_assert_eq!(by, -y);
+            let (_, _, bd2) = pose_to_bridge(x, y, yaw + 0.01);
+            proptest::prop_assert!(wrap_deg(bd2 - bd) < 0.0);
+        }
+    }
+
     #[test]
     fn lines_parse_with_every_form_of_gear_and_bad_keys_named() {
         for line in [
