@@ -41,6 +41,9 @@ use std::time::{Duration, Instant};
 /// The output a client may leave unread, and the longest line it may send.
 pub const MAX_PENDING_BYTES: usize = 1 << 20;
 
+/// How long the lockstep loop polls without sleeping after a control request.
+pub const LOCKSTEP_SPIN: Duration = Duration::from_micros(250);
+
 /// Where the server writes its log lines (the reference's markers).
 pub type LogSink = Box<dyn FnMut(&str) + Send>;
 
@@ -265,9 +268,17 @@ impl Server {
         let hz = PHYSICS_HZ as f64;
         let mut origin = Instant::now();
         let mut last_frame = origin;
+        let mut busy_until = origin;
         while !stop.load(Ordering::Relaxed) {
             let timeout = if lockstep {
-                Duration::from_millis(50)
+                // Just after a request the loop polls without sleeping (for
+                // LOCKSTEP_SPIN), so that a client stepping as fast as it can does not wait
+                // for the scheduler to wake the server.
+                if Instant::now() < busy_until {
+                    Duration::ZERO
+                } else {
+                    Duration::from_millis(50)
+                }
             } else {
                 let next = origin + Duration::from_secs_f64((self.step + 1) as f64 / hz);
                 next.saturating_duration_since(Instant::now())
@@ -288,6 +299,7 @@ impl Server {
             if lockstep {
                 if control_ready {
                     self.serve_control();
+                    busy_until = Instant::now() + LOCKSTEP_SPIN;
                 }
             } else {
                 let due = ((now - origin).as_secs_f64() * hz).floor() as u64;
