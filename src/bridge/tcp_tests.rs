@@ -31,7 +31,7 @@ impl Running {
     }
 
     fn wait_logged(&self, what: &str) -> bool {
-        for _ in 0..200 {
+        for _ in 0..2000 {
             if self.logged(what) {
                 return true;
             }

@@ -21,7 +21,7 @@ impl Drop for Server {
 
 impl Server {
     fn has(&self, what: &str) -> bool {
-        for _ in 0..400 {
+        for _ in 0..2000 {
             if self.log.lock().unwrap().iter().any(|l| l.contains(what)) {
                 return true;
             }
