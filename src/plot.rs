@@ -6,6 +6,7 @@
 use crate::config::Config;
 use crate::envelope::{ClassLimits, Grip, GroundClass, StopRule};
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
@@ -51,6 +52,50 @@ pub enum PlotError {
 
 fn draw_err<E: std::fmt::Debug>(e: E) -> PlotError {
     PlotError::Draw(format!("{e:?}"))
+}
+
+/// A chart of two f64 axes.
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws a chart's axes in the shared style: tick labels of `font` px, axis titles 2 px
+/// larger, a light grid.
+fn axes<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    x: &str,
+    y: &str,
+    font: u32,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_mesh()
+        .x_desc(x)
+        .y_desc(y)
+        .label_style(("sans-serif", font))
+        .axis_desc_style(("sans-serif", font + 2))
+        .light_line_style(RGBColor(238, 238, 238))
+        .draw()
+        .map_err(draw_err)
+}
+
+/// Draws a chart's legend in the shared style at `pos`.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    pos: SeriesLabelPosition,
+    font: u32,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .label_font(("sans-serif", font))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(draw_err)
 }
 
 /// Registers the embedded font once per process.
@@ -203,15 +248,7 @@ where
         .y_label_area_size(64)
         .build_cartesian_2d(0.0..vmax, 0.0..ymax)
         .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("speed v (m/s)")
-        .y_desc("stop distance d_stop (m)")
-        .label_style(("sans-serif", 17))
-        .axis_desc_style(("sans-serif", 19))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(draw_err)?;
+    axes(&mut chart, "speed v (m/s)", "stop distance d_stop (m)", 17)?;
 
     // The scan reach: every entry of the envelope must stop inside it.
     let grey = RGBColor(90, 90, 90);
@@ -327,14 +364,7 @@ where
             .map_err(draw_err)?;
     }
 
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font(("sans-serif", 17))
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()
-        .map_err(draw_err)?;
+    legend(&mut chart, SeriesLabelPosition::LowerRight, 17)?;
     Ok(())
 }
 
@@ -404,15 +434,7 @@ where
         .y_label_area_size(56)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("x east (m)")
-        .y_desc("y north (m)")
-        .label_style(("sans-serif", 16))
-        .axis_desc_style(("sans-serif", 18))
-        .light_line_style(RGBColor(238, 238, 238))
-        .draw()
-        .map_err(draw_err)?;
+    axes(&mut chart, "x east (m)", "y north (m)", 16)?;
     let grey = RGBColor(110, 110, 110);
     let path: Vec<(f64, f64)> = route.line().0.iter().map(|c| (c.x, c.y)).collect();
     chart
@@ -534,14 +556,7 @@ where
             )))
             .map_err(draw_err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 16))
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()
-        .map_err(draw_err)?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft, 16)?;
     Ok(())
 }
 
@@ -599,15 +614,7 @@ where
         .y_label_area_size(56)
         .build_cartesian_2d(t0..t1, 0.0..vmax)
         .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("speed (m/s)")
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 16))
-        .light_line_style(RGBColor(238, 238, 238))
-        .draw()
-        .map_err(draw_err)?;
+    axes(&mut chart, "time (s)", "speed (m/s)", 14)?;
     let grey = RGBColor(150, 150, 150);
     let blue = RGBColor(31, 119, 180);
     let orange = RGBColor(255, 127, 14);
@@ -646,14 +653,7 @@ where
         .map_err(draw_err)?
         .label("vehicle speed")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.stroke_width(1)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(grey)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(draw_err)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
 
     let kmax = pts
         .iter()
@@ -666,15 +666,7 @@ where
         .y_label_area_size(56)
         .build_cartesian_2d(t0..t1, -kmax..kmax)
         .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("curvature (1/m)")
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 16))
-        .light_line_style(RGBColor(238, 238, 238))
-        .draw()
-        .map_err(draw_err)?;
+    axes(&mut chart, "time (s)", "curvature (1/m)", 14)?;
     chart
         .draw_series(LineSeries::new(
             series(&|p| p.requested_curvature),
@@ -691,14 +683,7 @@ where
         .map_err(draw_err)?
         .label("command")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], blue.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(grey)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(draw_err)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
     Ok(())
 }
 
