@@ -219,34 +219,9 @@ fn measure_through_the_bridge_agrees_with_the_process() {
     let s = serve(Some(scen.to_str().unwrap()));
     let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
     let addr = format!("127.0.0.1:{}", s.port);
-    let (code, _, err) = run(&[
-        "envelope",
-        "measure",
-        "-q",
-        "--bridge",
-        &addr,
-        "--control-port",
-        &s.control.to_string(),
-        "--classes",
-        "gravel",
-        "--grip",
-        "dry",
-        "--out",
-        b.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(&[
-        "envelope",
-        "measure",
-        "-q",
-        "--classes",
-        "gravel",
-        "--grip",
-        "dry",
-        "--out",
-        a.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let control = s.control.to_string();
+    super::envelope::measure_dry_gravel(&b, &["--bridge", &addr, "--control-port", &control]);
+    super::envelope::measure_dry_gravel(&a, &[]);
     let rows = |p: &std::path::Path| -> Vec<csv::StringRecord> {
         csv::Reader::from_path(p)
             .unwrap()

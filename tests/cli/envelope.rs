@@ -228,23 +228,29 @@ fn calibrate_reads_the_shipped_measurements_and_writes_an_envelope_others_accept
     assert!(out.contains("the same as"), "{out}");
 }
 
+/// `acres envelope measure` of dry gravel into `out`, with more arguments; asserts success.
+pub fn measure_dry_gravel(out: &std::path::Path, more: &[&str]) {
+    let mut args = vec![
+        "envelope",
+        "measure",
+        "-q",
+        "--classes",
+        "gravel",
+        "--grip",
+        "dry",
+    ];
+    args.extend(more);
+    args.extend(["--out", out.to_str().unwrap()]);
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn measure_writes_one_deterministic_row_per_test() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
     for p in [&a, &b] {
-        let (code, _, err) = run(&[
-            "envelope",
-            "measure",
-            "-q",
-            "--classes",
-            "gravel",
-            "--grip",
-            "dry",
-            "--out",
-            p.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{err}");
+        measure_dry_gravel(p, &[]);
     }
     let text = std::fs::read_to_string(&a).unwrap();
     assert_eq!(text, std::fs::read_to_string(&b).unwrap());
