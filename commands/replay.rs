@@ -4,7 +4,7 @@
 use crate::output;
 use crate::{Global, sim::load_scenario};
 use acres::plot::ReplayPoint;
-use acres::replay::{Difference, ReplayRow, Replayer, Summary, read_records, rules};
+use acres::replay::{Difference, ReplayRow, Replayer, Summary, read_records, rule_codes, rules};
 use anyhow::Context;
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Write};
@@ -141,16 +141,7 @@ const COMPARE_HEADER: [&str; 9] = [
 
 fn csv_row(r: &ReplayRow) -> [String; 17] {
     let w = &r.row;
-    let breaks: Vec<String> = {
-        let mut v: Vec<String> = Vec::new();
-        for i in &r.logged_breaks {
-            let c = i.rule.code().to_string();
-            if !v.contains(&c) {
-                v.push(c);
-            }
-        }
-        v
-    };
+    let breaks = rule_codes(&r.logged_breaks);
     let (ls, lk) = match r.logged {
         Some(l) => (fmt(l.speed_mps), fmt(l.curvature_per_m)),
         None => (String::new(), String::new()),

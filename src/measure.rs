@@ -15,13 +15,14 @@ use crate::vehicle::GroundState;
 use crate::world::{Plane, World};
 use serde::Serialize;
 
-/// A straight lane along +x of one class, long enough for any rig.
-fn lane(class: GroundClass, speed_mps: f64, length_m: f64) -> Path {
+/// A straight lane of one class from a point along a heading.
+fn lane(x0: f64, y0: f64, yaw: f64, class: GroundClass, speed_mps: f64, length_m: f64) -> Path {
+    let (sy, cy) = yaw.sin_cos();
     let n = (length_m / 0.5) as usize + 1;
     let pts: Vec<PathPoint> = (0..n)
         .map(|i| PathPoint {
-            x: i as f64 * 0.5,
-            y: 0.0,
+            x: x0 + cy * 0.5 * i as f64,
+            y: y0 + sy * 0.5 * i as f64,
             speed_mps,
             class: Some(class),
             direction: Direction::Forward,
@@ -88,17 +89,8 @@ pub fn steering_step_on(
         .state
         .ok_or("the rig gives no pose (a bridge without observations)")?;
     // The reference path: a lane along the start heading.
-    let (sy, cy) = start.pose.yaw_rad.sin_cos();
-    let pts: Vec<PathPoint> = (0..801)
-        .map(|i| PathPoint {
-            x: start.pose.x_m + cy * 0.5 * i as f64,
-            y: start.pose.y_m + sy * 0.5 * i as f64,
-            speed_mps,
-            class: Some(class),
-            direction: Direction::Forward,
-        })
-        .collect();
-    let route = Path::new("rig lane", &pts).map_err(|e| e.to_string())?;
+    let p = start.pose;
+    let route = lane(p.x_m, p.y_m, p.yaw_rad, class, speed_mps, 400.0);
     let shield = Shield::new(config, Grip::Unknown)
         .expect("the unknown grip table always exists")
         .with_rules(corner_rule, true);
@@ -131,7 +123,7 @@ pub fn steering_step_on(
         let row = chain
             .step_fixed(&input, request)
             .map_err(|e| e.to_string())?;
-        rig.send(&row_commands(&row))?;
+        rig.send(&crate::plant::row_commands(&row))?;
         sample = rig.tick()?;
         if stepped {
             out.wheel_lift |= sample.wheel_lift;
@@ -144,34 +136,6 @@ pub fn steering_step_on(
         }
     }
     Ok(out)
-}
-
-/// The DBW commands of a command row: ULC speed `|v|` (0 while the brake holds),
-/// steering by curvature, the gear.
-pub fn row_commands(row: &crate::chain::CommandRow) -> DbwCommands {
-    DbwCommands {
-        ulc_cmd: Some(crate::dbw::UlcCmd {
-            cmd: if row.brake_hold {
-                0.0
-            } else {
-                row.speed_mps.abs()
-            },
-            cmd_type: 1,
-            enable: true,
-            ..crate::dbw::UlcCmd::default()
-        }),
-        steering_cmd: Some(crate::dbw::SteeringCmd {
-            cmd: row.curvature_per_m,
-            cmd_type: 3,
-            enable: true,
-            ..crate::dbw::SteeringCmd::default()
-        }),
-        gear_cmd: Some(crate::dbw::GearCmd {
-            cmd: row.gear.number(),
-            ..crate::dbw::GearCmd::default()
-        }),
-        ..DbwCommands::default()
-    }
 }
 
 /// What a rig measured over one control tick (50 Hz).
@@ -449,7 +413,7 @@ pub fn follow_test(
         yaw_rad: 0.0,
     };
     let world = World::new(flat(class, state), vec![wall]);
-    let route = lane(class, speed_mps, wall_x + 40.0);
+    let route = lane(0.0, 0.0, 0.0, class, speed_mps, wall_x + 40.0);
     let mut chain =
         Chain::new(config, route, Grip::Unknown).expect("the unknown grip table always exists");
     let margin = chain.shield().class_limits(Some(class)).obstacle_margin_m;

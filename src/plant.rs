@@ -128,34 +128,9 @@ impl Plant {
         self.dbw.apply(self.step, cmds, self.speed_mps())
     }
 
-    /// Applies a command row of the chain: ULC speed `|v|` (0 while the brake holds),
-    /// steering by curvature, the gear.
+    /// Applies a command row of the chain ([`row_commands`]).
     pub fn apply_row(&mut self, row: &CommandRow) {
-        let speed = if row.brake_hold {
-            0.0
-        } else {
-            row.speed_mps.abs()
-        };
-        let cmds = DbwCommands {
-            ulc_cmd: Some(UlcCmd {
-                cmd: speed,
-                cmd_type: 1,
-                enable: true,
-                ..UlcCmd::default()
-            }),
-            steering_cmd: Some(SteeringCmd {
-                cmd: row.curvature_per_m,
-                cmd_type: 3,
-                enable: true,
-                ..SteeringCmd::default()
-            }),
-            gear_cmd: Some(GearCmd {
-                cmd: row.gear.number(),
-                ..GearCmd::default()
-            }),
-            ..DbwCommands::default()
-        };
-        self.apply(&cmds);
+        self.apply(&row_commands(row));
     }
 
     /// The ground under the centre of gravity.
@@ -202,5 +177,33 @@ impl Plant {
     /// The gap from the footprint to the nearest obstacle, m (None without obstacles).
     pub fn gap_m(&self) -> Option<f64> {
         (!self.world.obstacles().is_empty()).then(|| self.world.gap(&self.footprint()))
+    }
+}
+
+/// The DBW commands of a command row: ULC speed `|v|` (0 while the brake holds),
+/// steering by curvature, the gear.
+pub fn row_commands(row: &CommandRow) -> DbwCommands {
+    DbwCommands {
+        ulc_cmd: Some(UlcCmd {
+            cmd: if row.brake_hold {
+                0.0
+            } else {
+                row.speed_mps.abs()
+            },
+            cmd_type: 1,
+            enable: true,
+            ..UlcCmd::default()
+        }),
+        steering_cmd: Some(SteeringCmd {
+            cmd: row.curvature_per_m,
+            cmd_type: 3,
+            enable: true,
+            ..SteeringCmd::default()
+        }),
+        gear_cmd: Some(GearCmd {
+            cmd: row.gear.number(),
+            ..GearCmd::default()
+        }),
+        ..DbwCommands::default()
     }
 }

@@ -194,28 +194,19 @@ impl Summary {
     /// Adds a replayed row.
     pub fn add(&mut self, r: &ReplayRow) {
         self.steps += 1;
-        let mut seen: Vec<Rule> = Vec::new();
-        for i in &r.row.interventions {
-            if !seen.contains(&i.rule) {
-                seen.push(i.rule);
-                *self.interventions.entry(i.rule.code().into()).or_default() += 1;
-            }
+        for code in rule_codes(&r.row.interventions) {
+            *self.interventions.entry(code).or_default() += 1;
         }
         let red = r.row.requested.speed_mps.abs() - r.row.speed_mps.abs();
         if red > self.max_speed_reduction_mps {
             self.max_speed_reduction_mps = red;
             self.max_speed_reduction_step = Some(r.step);
         }
-        seen.clear();
-        for i in &r.logged_breaks {
-            if !seen.contains(&i.rule) {
-                seen.push(i.rule);
-                let code = i.rule.code().to_string();
-                *self.logged_break_counts.entry(code.clone()).or_default() += 1;
-                let steps = self.logged_breaks.entry(code).or_default();
-                if steps.len() < 100 {
-                    steps.push(r.step);
-                }
+        for code in rule_codes(&r.logged_breaks) {
+            *self.logged_break_counts.entry(code.clone()).or_default() += 1;
+            let steps = self.logged_breaks.entry(code).or_default();
+            if steps.len() < 100 {
+                steps.push(r.step);
             }
         }
         if r.mismatch() {
@@ -263,8 +254,13 @@ impl Difference {
 
 /// The rule codes of a row's interventions, each once, in the shield's order.
 pub fn rules(row: &CommandRow) -> Vec<String> {
+    rule_codes(&row.interventions)
+}
+
+/// The rule codes of interventions, each once, in their order.
+pub fn rule_codes(interventions: &[Intervention]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for i in &row.interventions {
+    for i in interventions {
         let c = i.rule.code();
         if !out.iter().any(|o| o == c) {
             out.push(c.to_string());
