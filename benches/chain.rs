@@ -4,13 +4,13 @@
 //! with a full 360-beam scan and the three free distances; the driver target is ≤ 1 µs
 //! per step on a 10,000-point path.
 
+use acres::chain::driver::{Driver, DriverState};
+use acres::chain::envelope::{Grip, GroundClass};
+use acres::chain::path::{Direction, Path, PathPoint};
+use acres::chain::scan::Scan;
+use acres::chain::shield::{Command, Pose, Shield, ShieldInput, ShieldScratch};
 use acres::chain::{Chain, ChainInput, Gear, VehicleState};
 use acres::config::Config;
-use acres::driver::{Driver, DriverState};
-use acres::envelope::{Grip, GroundClass};
-use acres::path::{Direction, Path, PathPoint};
-use acres::scan::Scan;
-use acres::shield::{Command, Pose, Shield, ShieldInput, ShieldScratch};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 

@@ -3,9 +3,10 @@
 //! Run: `cargo bench --bench corridor`. The build against scipy is in
 //! `benches/edt_vs_scipy.py`.
 
+use acres::chain::path::Path;
 use acres::config::Config;
-use acres::corridor::{Map, build};
-use acres::path::Path;
+use acres::ground::Map;
+use acres::ground::corridor::build;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 

@@ -3,12 +3,12 @@
 
 use crate::Global;
 use crate::sim::load_scenario;
-use acres::bridge::client::{
+use acres::chain::VehicleState;
+use acres::jobs::bridge::client::{
     BridgeConn, Control, DEMO_STEPS, DriveOptions, DriveSink, Driver, Tick, drive, parse_steps,
 };
-use acres::bridge::server::{ServeOptions, Server};
-use acres::chain::VehicleState;
-use acres::dbw::DbwReport;
+use acres::jobs::bridge::server::{ServeOptions, Server};
+use acres::plant::dbw::DbwReport;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -176,8 +176,8 @@ fn serve(config: &acres::config::Config, a: ServeArgs) -> anyhow::Result<()> {
 
 /// The CSV and the record of a drive.
 struct Sinks {
-    csv: Option<(csv::Writer<acres::io::AtomicFile>, bool)>,
-    record: Option<acres::io::AtomicFile>,
+    csv: Option<(csv::Writer<acres::formats::atomic::AtomicFile>, bool)>,
+    record: Option<acres::formats::atomic::AtomicFile>,
 }
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
@@ -269,9 +269,8 @@ impl DriveSink for Sinks {
 
 fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
     let driver = match (&a.steps, &a.path) {
-        (_, Some(p)) => {
-            Driver::path(config, acres::path::Path::load(p)?).map_err(|e| anyhow::anyhow!(e))?
-        }
+        (_, Some(p)) => Driver::path(config, acres::chain::path::Path::load(p)?)
+            .map_err(|e| anyhow::anyhow!(e))?,
         (Some(s), None) => {
             let (name, text) = if s == "demo" {
                 ("demo".to_string(), DEMO_STEPS.to_string())
@@ -289,7 +288,7 @@ fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
         csv: match &a.log {
             Some(p) => Some((
                 csv::Writer::from_writer(
-                    acres::io::AtomicFile::create(p)
+                    acres::formats::atomic::AtomicFile::create(p)
                         .with_context(|| format!("writing {}", p.display()))?,
                 ),
                 false,
@@ -298,7 +297,7 @@ fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
         },
         record: match &a.record {
             Some(p) => Some(
-                acres::io::AtomicFile::create(p)
+                acres::formats::atomic::AtomicFile::create(p)
                     .with_context(|| format!("writing {}", p.display()))?,
             ),
             None => None,

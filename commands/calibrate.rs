@@ -4,16 +4,19 @@
 
 use crate::Global;
 use crate::output::{self, f2};
-use acres::calibrate::{self, COLUMNS, Measurement};
+use acres::chain::envelope::GroundClass;
 use acres::config::Config;
-use acres::envelope::GroundClass;
-use acres::vehicle::GroundState;
+use acres::jobs::calibrate::{self, COLUMNS, Measurement};
+use acres::plant::vehicle::GroundState;
 use anyhow::Context;
 use rayon::prelude::*;
 use std::path::PathBuf;
 
 /// The measurements shipped in data/stops/ (built into the binary).
-pub const SHIPPED_STOPS: &str = include_str!("../data/stops/measurements.csv");
+pub const SHIPPED_STOPS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/stops/measurements.csv"
+));
 
 /// Measure the simulated Polaris for the envelope: stops, follow tests, steering steps.
 ///
@@ -145,16 +148,16 @@ pub fn measure(config: &Config, a: MeasureArgs, global: &Global) -> anyhow::Resu
                 .rsplit_once(':')
                 .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
                 .ok_or_else(|| anyhow::anyhow!("--bridge {addr}: expected HOST:PORT"))?;
-            let conn = acres::bridge::client::BridgeConn::connect(&host, port)
+            let conn = acres::jobs::bridge::client::BridgeConn::connect(&host, port)
                 .with_context(|| format!("connecting to {addr}"))?;
             let control = match a.control_port {
                 Some(p) => Some(
-                    acres::bridge::client::Control::connect(&host, p)
+                    acres::jobs::bridge::client::Control::connect(&host, p)
                         .with_context(|| format!("connecting to {host}:{p}"))?,
                 ),
                 None => None,
             };
-            let mut rig = acres::bridge::client::BridgeRig::new(conn, control);
+            let mut rig = acres::jobs::bridge::client::BridgeRig::new(conn, control);
             plan.retain(|t| t.test != calibrate::TestKind::Follow);
             let bar = output::progress(global, plan.len() as u64, "measure");
             let mut rows = Vec::new();
@@ -217,7 +220,7 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
         #[derive(serde::Serialize)]
         struct Out<'a> {
             measurements: &'a str,
-            envelope: &'a acres::envelope::EnvelopeConfig,
+            envelope: &'a acres::chain::envelope::EnvelopeConfig,
             derivations: &'a [calibrate::Derivation],
             configured: &'a str,
             differences: &'a [calibrate::EnvelopeDiff],

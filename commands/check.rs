@@ -3,11 +3,11 @@
 
 use crate::Global;
 use crate::output::{self, Format};
-use acres::checker::batch::{self, BatchFormat, BatchRecord};
-use acres::checker::{CheckResult, Chunk, Reason, TrajectoryChecker, world_returns};
-use acres::corridor::Corridor;
-use acres::path::Path;
-use acres::scan::{Scan, ScanGeometry};
+use acres::chain::checker::batch::{self, BatchFormat, BatchRecord};
+use acres::chain::checker::{CheckResult, Chunk, Reason, TrajectoryChecker, world_returns};
+use acres::chain::path::Path;
+use acres::chain::scan::{Scan, ScanGeometry};
+use acres::ground::corridor::Corridor;
 use anyhow::{Context, anyhow, bail};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -279,7 +279,7 @@ fn run_batch(
         std::io::Write::flush(&mut w)?;
         s
     } else {
-        let mut w = acres::io::AtomicFile::create(out)
+        let mut w = acres::formats::atomic::AtomicFile::create(out)
             .with_context(|| format!("writing {}", out.display()))?;
         let s = batch::run(checker, &route, reader, &mut w, format, |b| {
             bar.set_position(b)

@@ -3,8 +3,9 @@
 
 use crate::Global;
 use crate::output::{self, Format, f2};
-use acres::corridor::{self, Corridor, Map};
-use acres::path::Path;
+use acres::chain::path::Path;
+use acres::ground::Map;
+use acres::ground::corridor::{self, Corridor};
 use anyhow::{Context, anyhow, bail};
 use serde::Serialize;
 use std::path::PathBuf;

@@ -3,8 +3,8 @@
 
 use crate::Global;
 use crate::output::{self, Format, f2, full};
+use acres::chain::envelope::{ClassLimits, Grip, GroundClass};
 use acres::config::Config;
-use acres::envelope::{ClassLimits, Grip, GroundClass};
 use anyhow::anyhow;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use serde::Serialize;

@@ -32,7 +32,7 @@ fn write_pages(cmd: &clap::Command, name: &str, dir: &Path, n: &mut usize) -> an
     let mut bytes = Vec::new();
     clap_mangen::Man::new(page).render(&mut bytes)?;
     let path = dir.join(format!("{name}.1"));
-    acres::io::write_atomic(&path, &bytes)
+    acres::formats::atomic::write_atomic(&path, &bytes)
         .with_context(|| format!("writing {}", path.display()))?;
     *n += 1;
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {

@@ -64,7 +64,8 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         out.flush()?;
         return Ok(());
     }
-    acres::io::write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
+    acres::formats::atomic::write_atomic(path, bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Whether an error is a closed stdout (`acres ... | head`), which is not a failure.

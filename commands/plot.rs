@@ -2,7 +2,7 @@
 
 use crate::Global;
 use crate::output;
-use acres::envelope::Grip;
+use acres::chain::envelope::Grip;
 use acres::plot::{ImageFormat, StopDistanceOptions};
 use std::path::PathBuf;
 
@@ -90,7 +90,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             let (scenario, dir) = crate::sim::load_scenario(a.scenario.as_deref())?;
             let route = scenario.path(dir.as_deref())?;
             let mut log = Vec::new();
-            let summary = acres::sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
+            let summary = acres::jobs::sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
             let bytes = pure_pursuit_of_log(&config, &scenario, &route, &log, &summary, format)?;
             output::write_output(&a.out, &bytes)?;
             if a.out.to_str() != Some("-") {
@@ -104,13 +104,13 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
 /// The pure-pursuit diagram of a run from its log bytes (JSON Lines).
 pub fn pure_pursuit_of_log(
     config: &acres::config::Config,
-    scenario: &acres::sim::Scenario,
-    route: &acres::path::Path,
+    scenario: &acres::jobs::sim::Scenario,
+    route: &acres::chain::path::Path,
     log: &[u8],
-    summary: &acres::sim::Summary,
+    summary: &acres::jobs::sim::Summary,
     format: ImageFormat,
 ) -> anyhow::Result<Vec<u8>> {
-    let records: Vec<acres::sim::LogRecord> = log
+    let records: Vec<acres::jobs::sim::LogRecord> = log
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .map(serde_json::from_slice)

@@ -3,8 +3,10 @@
 
 use crate::output;
 use crate::{Global, sim::load_scenario};
+use acres::jobs::replay::{
+    Difference, ReplayRow, Replayer, Summary, read_records, rule_codes, rules,
+};
 use acres::plot::ReplayPoint;
-use acres::replay::{Difference, ReplayRow, Replayer, Summary, read_records, rule_codes, rules};
 use anyhow::Context;
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Write};
@@ -71,7 +73,7 @@ pub struct Args {
 /// an error).
 enum Out {
     Stdout(std::io::BufWriter<std::io::Stdout>),
-    File(acres::io::AtomicFile),
+    File(acres::formats::atomic::AtomicFile),
 }
 
 impl Write for Out {
@@ -195,7 +197,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
     let (scenario, dir) = load_scenario(args.scenario.as_deref())?;
     let route = match &args.route {
-        Some(p) => acres::path::Path::load(p)?,
+        Some(p) => acres::chain::path::Path::load(p)?,
         None => scenario.path(dir.as_deref())?,
     };
     let other = match &args.compare {
@@ -258,7 +260,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
                 Out::Stdout(std::io::BufWriter::new(std::io::stdout()))
             } else {
                 Out::File(
-                    acres::io::AtomicFile::create(p)
+                    acres::formats::atomic::AtomicFile::create(p)
                         .with_context(|| format!("writing {}", p.display()))?,
                 )
             };
@@ -282,12 +284,12 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let mut n_diffs = 0u64;
     let mut points: Vec<ReplayPoint> = Vec::new();
     let want_plot = args.plot.is_some();
-    let line_err = |line: u64, m: String| acres::replay::ReplayError::Line {
+    let line_err = |line: u64, m: String| acres::jobs::replay::ReplayError::Line {
         file: name.clone(),
         line,
         message: m,
     };
-    let io_err = |e: std::io::Error| acres::replay::ReplayError::Io(e, "the rows".into());
+    let io_err = |e: std::io::Error| acres::jobs::replay::ReplayError::Io(e, "the rows".into());
     let skipped = read_records(&name, input, is_csv, args.skip_bad, |line, rec| {
         let ra = a.step(rec).map_err(|m| line_err(line, m))?;
         sum_a.add(&ra);

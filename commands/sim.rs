@@ -2,7 +2,7 @@
 
 use crate::Global;
 use crate::output;
-use acres::sim::{self, Scenario};
+use acres::jobs::sim::{self, Scenario};
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -74,7 +74,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     } else {
         match &args.log {
             Some(p) => {
-                let mut f = acres::io::AtomicFile::create(p)
+                let mut f = acres::formats::atomic::AtomicFile::create(p)
                     .with_context(|| format!("writing {}", p.display()))?;
                 let s = sim::run(&config, &scenario, route, Some(&mut f))?;
                 f.commit()

@@ -6,10 +6,10 @@
 //! peer, in the same run: a plain lockstep round trip (one line out, one line back) over
 //! loopback against a minimal echo thread. Also the time to serialize one dbw_report.
 
-use acres::bridge::client::{BridgeConn, Control};
-use acres::bridge::server::{ServeOptions, spawn};
 use acres::config::Config;
-use acres::sim::{DEFAULT_SCENARIO, Scenario};
+use acres::jobs::bridge::client::{BridgeConn, Control};
+use acres::jobs::bridge::server::{ServeOptions, spawn};
+use acres::jobs::sim::{DEFAULT_SCENARIO, Scenario};
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
@@ -53,7 +53,7 @@ fn bridge(requests: u64, parse: bool) -> f64 {
                 break;
             }
             if parse {
-                std::hint::black_box(acres::bridge::client::classify(line.trim_end()));
+                std::hint::black_box(acres::jobs::bridge::client::classify(line.trim_end()));
             }
             lines += 1;
         }
@@ -95,7 +95,7 @@ fn echo_round_trips(n: u64) -> f64 {
 
 fn report_ns() -> f64 {
     let cfg = Config::builtin();
-    let d = acres::dbw::Dbw::new(&cfg.control.dbw, 2.06);
+    let d = acres::plant::dbw::Dbw::new(&cfg.control.dbw, 2.06);
     let rep = d.report(1000, "polaris", 1.88, 0.73);
     let mut buf = Vec::with_capacity(1024);
     let n = 200_000;

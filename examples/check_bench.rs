@@ -5,12 +5,12 @@
 //! threads and their ratio; and the peak memory of batches of N and 4N lines, to show
 //! that it stays flat.
 
-use acres::checker::batch::{self, BatchFormat};
-use acres::checker::{Chunk, TrajectoryChecker};
+use acres::chain::checker::batch::{self, BatchFormat};
+use acres::chain::checker::{Chunk, TrajectoryChecker};
+use acres::chain::envelope::Grip;
+use acres::chain::path::Path;
 use acres::config::Config;
-use acres::corridor::Corridor;
-use acres::envelope::Grip;
-use acres::path::Path;
+use acres::ground::corridor::Corridor;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
@@ -40,7 +40,10 @@ fn main() {
     let checker = TrajectoryChecker::new(&cfg, Grip::Unknown)
         .unwrap()
         .with_corridor(lane_corridor());
-    let text = include_str!("../data/chunks/accepted.json");
+    let text = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/chunks/accepted.json"
+    ));
     let v: serde_json::Value = serde_json::from_str(text).unwrap();
     let base: Chunk = serde_json::from_value(v["chunks"][1].clone()).unwrap();
     // Chunks along the lane at different stations, all accepted (40 samples each).

@@ -9,7 +9,7 @@
 //! peak memory the transform added beyond the input, in bytes and as a multiple of the
 //! f32 raster's own size.
 
-use acres::corridor::edt;
+use acres::ground::corridor::edt;
 use std::time::Instant;
 
 /// The peak resident memory of this process so far, bytes (Linux `VmHWM`).
@@ -23,8 +23,8 @@ fn peak_rss() -> Option<u64> {
 /// `edt_bench --build`: the whole build (route distance, class rules, transform) of the
 /// shipped farm route on the built-in farm map.
 fn build_mode() {
-    let map = acres::corridor::Map::builtin_farm();
-    let route = acres::path::Path::load(
+    let map = acres::ground::Map::builtin_farm();
+    let route = acres::chain::path::Path::load(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("data/routes/farm_yard_to_east_lane.json"),
     )
@@ -35,7 +35,7 @@ fn build_mode() {
     let mut cells = 0;
     for _ in 0..5 {
         let t = Instant::now();
-        let c = acres::corridor::build(&map, &route, &cfg, |_| {});
+        let c = acres::ground::corridor::build(&map, &route, &cfg, |_| {});
         times.push(t.elapsed().as_secs_f64());
         cells = c.grid.cells.len();
     }

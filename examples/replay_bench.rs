@@ -5,12 +5,12 @@
 //! and parsing the log alone, and the whole replay (parse, chain, CSV rows to a sink).
 //! Prints rows per second and the share of the time that parsing takes.
 
+use acres::chain::envelope::GroundClass;
+use acres::chain::path::{Direction, Path, PathPoint, RouteFile};
 use acres::config::Config;
-use acres::envelope::GroundClass;
-use acres::path::{Direction, Path, PathPoint, RouteFile};
-use acres::replay::{Replayer, read_records};
-use acres::sim::{self, RouteRef, Scenario, Start};
-use acres::world::{Obstacle, Plane};
+use acres::jobs::replay::{Replayer, read_records};
+use acres::jobs::sim::{self, RouteRef, Scenario, Start};
+use acres::plant::world::{Obstacle, Plane};
 use std::io::Write;
 use std::time::Instant;
 

@@ -4,7 +4,7 @@
 //! times and prints physics steps per second on one core and the real-time factor.
 
 use acres::config::Config;
-use acres::sim::{self, Scenario};
+use acres::jobs::sim::{self, Scenario};
 use std::time::Instant;
 
 fn main() {
@@ -18,7 +18,7 @@ fn main() {
         sim_s += sim::run(&cfg, &s, p, None).unwrap().time_s;
     }
     let wall = t.elapsed().as_secs_f64();
-    let steps = sim_s * acres::dbw::PHYSICS_HZ as f64;
+    let steps = sim_s * acres::plant::dbw::PHYSICS_HZ as f64;
     println!(
         "{{\"physics_steps_per_s\": {:.0}, \"real_time_factor\": {:.0}, \"simulated_s\": {sim_s:.1}}}",
         steps / wall,

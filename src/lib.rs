@@ -2,26 +2,21 @@
 //! autonomous Polaris Ranger with a Dataspeed drive-by-wire.
 //!
 //! The library holds every formula and model; the `acres` binary (in `commands/`) only
-//! parses arguments, calls it and renders the results. The formulas follow
-//! `vehicle-software.md` and `vehicle-bridge.md`; each function names its source.
+//! parses arguments, calls it and renders the results. Its shape follows the one idea of
+//! the system (docs/architecture.md):
+//!
+//! - [`chain`] decides: route, default driver or proposal chunk, trajectory checker,
+//!   shield, gear logic and actuator limits, one command row per control step;
+//! - [`plant`] obeys: the drive-by-wire model, the vehicle model and the world;
+//! - [`ground`] is what both stand on: maps (classes, elevation) and corridor rasters;
+//! - [`jobs`] join the two halves: sim, replay, measure, calibrate and the bridge;
+//! - [`formats`] reads and writes files; [`plot`] draws; [`config`] holds the four
+//!   configuration files.
 
-pub mod bridge;
-pub mod calibrate;
 pub mod chain;
-pub mod checker;
 pub mod config;
-pub mod corridor;
-pub mod dbw;
-pub mod driver;
-pub mod envelope;
-pub mod io;
-pub mod measure;
-pub mod path;
+pub mod formats;
+pub mod ground;
+pub mod jobs;
 pub mod plant;
 pub mod plot;
-pub mod replay;
-pub mod scan;
-pub mod shield;
-pub mod sim;
-pub mod vehicle;
-pub mod world;

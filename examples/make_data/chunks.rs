@@ -1,8 +1,8 @@
 //! The example chunks of `data/chunks/`: accepted ones, and one file per refusal reason,
 //! each a minimal change to an accepted chunk (the CLI tests check every verdict).
 
-use acres::checker::{Chunk, StartState, convert};
-use acres::path::{Direction, Path};
+use acres::chain::checker::{Chunk, StartState, convert};
+use acres::chain::path::{Direction, Path};
 use serde_json::json;
 
 fn dir() -> std::path::PathBuf {
@@ -54,7 +54,7 @@ fn base() -> Chunk {
 
 fn write(name: &str, chunks: &[serde_json::Value]) {
     let text = serde_json::to_string_pretty(&json!({ "chunks": chunks })).unwrap() + "\n";
-    acres::io::write_atomic(&dir().join(name), text.as_bytes()).unwrap();
+    acres::formats::atomic::write_atomic(&dir().join(name), text.as_bytes()).unwrap();
     println!("wrote data/chunks/{name}");
 }
 
@@ -174,7 +174,8 @@ pub fn write_all() {
     let mut ranges = vec![serde_json::Value::Null; 360];
     ranges[0] = json!(12.0 - 1.9 + 2.56);
     let text = serde_json::to_string(&json!({ "ranges": ranges })).unwrap() + "\n";
-    acres::io::write_atomic(&dir().join("obstacle_scan.json"), text.as_bytes()).unwrap();
+    acres::formats::atomic::write_atomic(&dir().join("obstacle_scan.json"), text.as_bytes())
+        .unwrap();
     // JSON Lines for the batch form: every example chunk above, one a line.
     let mut lines = String::new();
     for c in [base(), wave.clone(), reverse.clone()]
@@ -186,6 +187,7 @@ pub fn write_all() {
             lines.push('\n');
         }
     }
-    acres::io::write_atomic(&dir().join("straight_lane.jsonl"), lines.as_bytes()).unwrap();
+    acres::formats::atomic::write_atomic(&dir().join("straight_lane.jsonl"), lines.as_bytes())
+        .unwrap();
     println!("wrote data/chunks/obstacle_scan.json and straight_lane.jsonl");
 }

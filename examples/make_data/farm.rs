@@ -3,9 +3,9 @@
 //! fields, meadows, tree lines and a pond, an elevation raster at 4 m, and routes over it.
 
 use super::{Pen, write};
-use acres::corridor::map::{ElevationManifest, MapClass, MapManifest};
-use acres::envelope::GroundClass;
-use acres::path::Direction;
+use acres::chain::envelope::GroundClass;
+use acres::chain::path::Direction;
+use acres::ground::map::{ElevationManifest, MapClass, MapManifest};
 use std::collections::BTreeMap;
 use std::f64::consts::FRAC_PI_2;
 use std::path::PathBuf;
@@ -163,7 +163,7 @@ pub fn write_map() {
     let dir = data_dir();
     std::fs::create_dir_all(&dir).unwrap();
     let png = encode_gray(w as u32, h as u32, png::BitDepth::Eight, &img);
-    acres::io::write_atomic(&dir.join("classes.png"), &png).unwrap();
+    acres::formats::atomic::write_atomic(&dir.join("classes.png"), &png).unwrap();
 
     // Elevation at 4 m, 0.01 m steps: a gentle rise to the north (1 %), two low hills, a
     // terrace of 6.4 m across the gravel lane and the dirt track near y = 600 m (to 9 %),
@@ -191,7 +191,7 @@ pub fn write_map() {
         }
     }
     let png = encode_gray(ew as u32, eh as u32, png::BitDepth::Sixteen, &elev);
-    acres::io::write_atomic(&dir.join("elevation.png"), &png).unwrap();
+    acres::formats::atomic::write_atomic(&dir.join("elevation.png"), &png).unwrap();
 
     let legend: BTreeMap<String, MapClass> = MapClass::ALL
         .iter()
@@ -212,7 +212,7 @@ pub fn write_map() {
         }),
     };
     let text = serde_json::to_string_pretty(&manifest).unwrap() + "\n";
-    acres::io::write_atomic(&dir.join("farm.json"), text.as_bytes()).unwrap();
+    acres::formats::atomic::write_atomic(&dir.join("farm.json"), text.as_bytes()).unwrap();
     println!("wrote data/maps/farm ({w} × {h} cells at {RES} m)");
 }
 

@@ -9,9 +9,9 @@
 mod chunks;
 mod farm;
 
+use acres::chain::envelope::GroundClass;
+use acres::chain::path::{Direction, Path, PathPoint, RouteFile};
 use acres::config::Config;
-use acres::envelope::GroundClass;
-use acres::path::{Direction, Path, PathPoint, RouteFile};
 use std::f64::consts::{FRAC_PI_2, PI};
 
 const STEP_M: f64 = 0.5;
@@ -108,7 +108,7 @@ pub fn write(name: &str, title: &str, points: Vec<PathPoint>) {
         .replace("[{", "[\n  {")
         .replace("}]", "}\n]");
     text.push('\n');
-    acres::io::write_atomic(&dir.join(name), text.as_bytes()).unwrap();
+    acres::formats::atomic::write_atomic(&dir.join(name), text.as_bytes()).unwrap();
     println!("wrote data/routes/{name} ({} points)", file.points.len());
 }
 
@@ -147,7 +147,7 @@ fn routes() {
         "properties": {"name": "Straight gravel lane, 300 m east", "speed_mps": speeds, "class": "gravel", "direction": "forward"}
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/routes");
-    acres::io::write_atomic(
+    acres::formats::atomic::write_atomic(
         &dir.join("straight_lane.geojson"),
         format!("{gj}\n").as_bytes(),
     )

@@ -6,10 +6,10 @@
 //! (or `cargo +nightly fuzz run bridge_line`). Not part of CI.
 #![no_main]
 
-use acres::bridge::parse_line;
+use acres::jobs::bridge::parse_line;
 use acres::config::Config;
 use acres::plant::{Plant, StartPose};
-use acres::world::{Plane, World};
+use acres::plant::world::{Plane, World};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

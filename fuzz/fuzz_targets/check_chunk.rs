@@ -6,10 +6,10 @@
 //! `RUSTC_BOOTSTRAP=1 cargo fuzz run check_chunk -s none`). Not part of CI.
 #![no_main]
 
-use acres::checker::{Chunk, TrajectoryChecker, convert};
+use acres::chain::checker::{Chunk, TrajectoryChecker, convert};
 use acres::config::Config;
-use acres::envelope::Grip;
-use acres::path::Path;
+use acres::chain::envelope::Grip;
+use acres::chain::path::Path;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 

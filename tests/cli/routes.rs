@@ -1,12 +1,12 @@
 //! The shipped routes, driven by the command chain in closed loop with a kinematic
 //! bicycle that follows the command row (speed changes at most 1.5 m/s², the ULC's limit).
 
+use acres::chain::envelope::Grip;
+use acres::chain::path::Path;
+use acres::chain::scan::Scan;
+use acres::chain::shield::{Pose, Rule};
 use acres::chain::{Chain, ChainInput, Gear, VehicleState};
 use acres::config::Config;
-use acres::envelope::Grip;
-use acres::path::Path;
-use acres::scan::Scan;
-use acres::shield::{Pose, Rule};
 
 fn route(name: &str) -> Path {
     Path::load(
@@ -22,7 +22,7 @@ fn drive(path: Path) -> (Pose, f64, u64) {
     let config = Config::builtin();
     let start = path.point(0);
     let heading = path.segment_heading(0);
-    let reverse_start = path.direction(0) == acres::path::Direction::Reverse;
+    let reverse_start = path.direction(0) == acres::chain::path::Direction::Reverse;
     let mut chain = Chain::new(&config, path, Grip::Unknown).unwrap();
     let scan = Scan::empty(360);
     let dt = 0.02;

@@ -1,0 +1,504 @@
+//! The rules of the trajectory checker (vehicle-software.md "Trajectory Checker"), in the
+//! order of the reference's table. The first rule that fails gives the reason, the first
+//! failing sample index, the value that broke the limit and the limit. Each rule's exact
+//! definition is in the man page of `acres check` (and in [`Reason::definition`]).
+
+use super::chunk::{Chunk, MAX_SAMPLES, STEP_RANGE_M, Sample, convert};
+use crate::chain::envelope::{ClassLimits, ClassTable, Grip};
+use crate::chain::path::Path;
+use crate::chain::shield::sweep::half_width;
+use crate::config::{Config, ShieldConfig, TrajectoryLimits, VehicleGeometry};
+use crate::ground::corridor::Corridor;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The reason of a refusal, in the order the rules run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    Malformed,
+    Step,
+    Speed,
+    Direction,
+    Start,
+    Stop,
+    Acceleration,
+    Deceleration,
+    Curvature,
+    CurvatureRate,
+    SteeringRate,
+    StartCurvature,
+    LateralAcceleration,
+    Obstacle,
+    Point,
+    Corridor,
+}
+
+impl Reason {
+    /// Every reason, in the order the rules run.
+    pub const ALL: [Reason; 16] = [
+        Reason::Malformed,
+        Reason::Step,
+        Reason::Speed,
+        Reason::Direction,
+        Reason::Start,
+        Reason::Stop,
+        Reason::Acceleration,
+        Reason::Deceleration,
+        Reason::Curvature,
+        Reason::CurvatureRate,
+        Reason::SteeringRate,
+        Reason::StartCurvature,
+        Reason::LateralAcceleration,
+        Reason::Obstacle,
+        Reason::Point,
+        Reason::Corridor,
+    ];
+
+    /// The stable code of the reason.
+    pub fn code(self) -> &'static str {
+        match self {
+            Reason::Malformed => "malformed",
+            Reason::Step => "step",
+            Reason::Speed => "speed",
+            Reason::Direction => "direction",
+            Reason::Start => "start",
+            Reason::Stop => "stop",
+            Reason::Acceleration => "acceleration",
+            Reason::Deceleration => "deceleration",
+            Reason::Curvature => "curvature",
+            Reason::CurvatureRate => "curvature_rate",
+            Reason::SteeringRate => "steering_rate",
+            Reason::StartCurvature => "start_curvature",
+            Reason::LateralAcceleration => "lateral_acceleration",
+            Reason::Obstacle => "obstacle",
+            Reason::Point => "point",
+            Reason::Corridor => "corridor",
+        }
+    }
+
+    /// The exact definition of the rule, as in the man page of `acres check`.
+    pub fn definition(self) -> &'static str {
+        match self {
+            Reason::Malformed => {
+                "the offsets and speeds have the same length n with 2 ≤ n ≤ 4096; every number is finite; speeds ≥ 0; 0.05 m ≤ station_step_m ≤ 5 m; every station lies on the route [0, length]; the route is known. The first index is the first bad sample (0 for the shape)."
+            }
+            Reason::Step => {
+                "the path length between samples k and k+1, |p(k+1) − p(k)|, lies within [0.5, 1.5] × station_step_m."
+            }
+            Reason::Speed => {
+                "v(k) ≤ the class speed command at the route point nearest sample k (the worst over the classes where it has none), and ≤ shield.speed_max_mps forward or |shield.speed_min_mps| in reverse."
+            }
+            Reason::Direction => {
+                "the route's direction at every sample's route point equals the chunk's direction: one direction of travel; a direction change needs separate chunks."
+            }
+            Reason::Start => {
+                "sample 0 is the start state: |p(0) − start| ≤ limits.start_position_m; the vehicle yaw of sample 0 (the heading, + π in reverse) within limits.start_heading_deg of start.yaw_rad; |v(0) − start.speed_mps| ≤ limits.start_speed_mps."
+            }
+            Reason::Stop => {
+                "the chunk ends with a possible stop: from every sample, v T + v²/(2a) ≤ the path length left to the last sample, with T and a of the class (the envelope's stop rule without the obstacle margin); thus the last speed is 0."
+            }
+            Reason::Acceleration => "(v(k+1)² − v(k)²) / (2 Δl(k)) ≤ limits.accel_max_mps2.",
+            Reason::Deceleration => "(v(k)² − v(k+1)²) / (2 Δl(k)) ≤ limits.decel_max_mps2.",
+            Reason::Curvature => "|κ(k)| ≤ shield.curvature_max_per_m.",
+            Reason::CurvatureRate => "|κ(k+1) − κ(k)| / Δl(k) ≤ limits.curvature_rate_max_per_m2.",
+            Reason::SteeringRate => {
+                "|κ(k+1) − κ(k)| / Δt(k) ≤ limits.steering_rate_max_per_m_s, with Δt(k) = Δl(k) / ((v(k) + v(k+1)) / 2)."
+            }
+            Reason::StartCurvature => {
+                "the steering curvature of sample 0 (κ(0), − κ(0) in reverse) is within limits.steering_rate_max_per_m_s × Δt(0) of start.curvature_per_m."
+            }
+            Reason::LateralAcceleration => "v(k)² |κ(k)| ≤ the class lateral limit at sample k.",
+            Reason::Obstacle => {
+                "with a scan (ranges in the body frame of the start state): for every sample k, the first return within w(v(k)) of the chunk's polyline ahead of the sample, measured along the polyline from the front of the footprint, is at least d_stop(v(k)) = d_m + v T + v²/(2a) away."
+            }
+            Reason::Point => {
+                "with a corridor: every sample's reference point has a corridor clearance d(p(k)) ≥ limits.follower_error_m, the side margin of the follower on narrow lanes."
+            }
+            Reason::Corridor => {
+                "with a corridor: the footprint cover of every sample, 3 circles along the body (length vehicle.length_m, half width shield.vehicle_margin_m) of radius r = √((length/6)² + m_v²), has d(c) ≥ r for every circle centre c; a sample whose reference point has d(p) ≥ |c − p| + r for all its circles passes at once (the distance is 1-Lipschitz, so this bound is as sound)."
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// The verdict of one chunk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub accepted: bool,
+    pub reason: Option<Reason>,
+    pub first_index: Option<usize>,
+    /// The value that broke the limit.
+    pub value: Option<f64>,
+    /// The limit it broke.
+    pub limit: Option<f64>,
+}
+
+impl CheckResult {
+    fn ok() -> CheckResult {
+        CheckResult {
+            accepted: true,
+            reason: None,
+            first_index: None,
+            value: None,
+            limit: None,
+        }
+    }
+
+    /// A refusal.
+    pub fn refused(reason: Reason, index: usize, value: f64, limit: f64) -> CheckResult {
+        CheckResult {
+            accepted: false,
+            reason: Some(reason),
+            first_index: Some(index),
+            value: Some(value),
+            limit: Some(limit),
+        }
+    }
+}
+
+/// Scan returns in the world frame, for the obstacle rule.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorldReturns(pub Vec<(f64, f64)>);
+
+/// The trajectory checker with its limits.
+#[derive(Debug, Clone)]
+pub struct TrajectoryChecker {
+    limits: TrajectoryLimits,
+    shield: ShieldConfig,
+    narrow: (f64, f64),
+    vehicle: VehicleGeometry,
+    classes: ClassTable,
+    unknown: ClassLimits,
+    stop_time_s: f64,
+    corridor: Option<Arc<Corridor>>,
+    /// Cover circles: offset along the body x axis from the reference point, radius.
+    cover: [(f64, f64); 3],
+}
+
+impl TrajectoryChecker {
+    /// A checker with the configuration at a grip level; `None` where the envelope has no
+    /// table for it.
+    pub fn new(config: &Config, grip: Grip) -> Option<TrajectoryChecker> {
+        let table = config.envelope.table(grip)?.clone();
+        let v = config.control.vehicle.clone();
+        let mv = config.control.shield.vehicle_margin_m;
+        let piece = v.length_m / 3.0;
+        let r = ((piece / 2.0).powi(2) + mv * mv).sqrt();
+        let cover = [0, 1, 2].map(|j| (-v.rear_overhang_m + piece * (j as f64 + 0.5), r));
+        Some(TrajectoryChecker {
+            limits: config.trajectory.limits.clone(),
+            shield: config.control.shield.clone(),
+            narrow: (
+                config.control.corridor.narrow_time_s,
+                config.control.corridor.narrow_floor_m,
+            ),
+            vehicle: v,
+            unknown: table.unknown_class(),
+            classes: table,
+            stop_time_s: config.envelope.stop_time_s(),
+            corridor: None,
+            cover,
+        })
+    }
+
+    /// Adds the corridor of the point and corridor rules.
+    pub fn with_corridor(mut self, corridor: Arc<Corridor>) -> TrajectoryChecker {
+        self.corridor = Some(corridor);
+        self
+    }
+
+    fn class(&self, route: &Path, s: &Sample) -> &ClassLimits {
+        match route.class(s.route_point) {
+            Some(c) => self.classes.get(c),
+            None => &self.unknown,
+        }
+    }
+
+    /// The verdict of a chunk on its route, with scan returns where there is a scan.
+    /// `samples` is a reusable buffer.
+    pub fn check(
+        &self,
+        chunk: &Chunk,
+        route: &Path,
+        returns: Option<&WorldReturns>,
+        samples: &mut Vec<Sample>,
+    ) -> CheckResult {
+        use Reason::*;
+        let l = &self.limits;
+        let n = chunk.offsets_m.len();
+        // malformed
+        if !(2..=MAX_SAMPLES).contains(&n) || chunk.speeds_mps.len() != n {
+            return CheckResult::refused(Malformed, 0, n as f64, MAX_SAMPLES as f64);
+        }
+        let step = chunk.station_step_m;
+        if !(step >= STEP_RANGE_M.0 && step <= STEP_RANGE_M.1) {
+            return CheckResult::refused(Malformed, 0, step, STEP_RANGE_M.1);
+        }
+        let st = &chunk.start;
+        let start_ok = [st.x_m, st.y_m, st.yaw_rad, st.speed_mps, st.curvature_per_m]
+            .iter()
+            .all(|v| v.is_finite());
+        if !start_ok || !chunk.start_station_m.is_finite() {
+            return CheckResult::refused(Malformed, 0, f64::NAN, 0.0);
+        }
+        for k in 0..n {
+            let (e, v) = (chunk.offsets_m[k], chunk.speeds_mps[k]);
+            let s = chunk.start_station_m + k as f64 * step;
+            if !e.is_finite() || !v.is_finite() || v < 0.0 {
+                return CheckResult::refused(Malformed, k, if e.is_finite() { v } else { e }, 0.0);
+            }
+            if s < 0.0 || s > route.length_m() {
+                return CheckResult::refused(Malformed, k, s, route.length_m());
+            }
+        }
+        convert(chunk, route, samples);
+        let sm = &samples[..];
+        let sign = chunk.direction.sign();
+
+        // step
+        for (k, s) in sm[..n - 1].iter().enumerate() {
+            if s.length_m < 0.5 * step || s.length_m > 1.5 * step {
+                let lim = if s.length_m < 0.5 * step {
+                    0.5 * step
+                } else {
+                    1.5 * step
+                };
+                return CheckResult::refused(Step, k, s.length_m, lim);
+            }
+        }
+        // speed
+        let vmax_dir = if sign > 0.0 {
+            self.shield.speed_max_mps
+        } else {
+            -self.shield.speed_min_mps
+        };
+        for (k, s) in sm.iter().enumerate() {
+            let lim = self.class(route, s).speed_command_mps.min(vmax_dir);
+            if s.speed_mps > lim {
+                return CheckResult::refused(Speed, k, s.speed_mps, lim);
+            }
+        }
+        // direction
+        for (k, s) in sm.iter().enumerate() {
+            let seg = s.route_point.min(route.len() - 2);
+            let seg = if s.station_m < route.station(seg) && seg > 0 {
+                seg - 1
+            } else {
+                seg
+            };
+            if route.direction(seg) != chunk.direction {
+                return CheckResult::refused(Direction, k, -sign, sign);
+            }
+        }
+        // start
+        let s0 = &sm[0];
+        let dp = ((s0.x_m - st.x_m).powi(2) + (s0.y_m - st.y_m).powi(2)).sqrt();
+        if dp > l.start_position_m {
+            return CheckResult::refused(Start, 0, dp, l.start_position_m);
+        }
+        let yaw0 = s0.heading_rad
+            + if sign < 0.0 {
+                std::f64::consts::PI
+            } else {
+                0.0
+            };
+        let dh = wrap(yaw0 - st.yaw_rad).abs().to_degrees();
+        if dh > l.start_heading_deg {
+            return CheckResult::refused(Start, 0, dh, l.start_heading_deg);
+        }
+        let dv = (s0.speed_mps - st.speed_mps).abs();
+        if dv > l.start_speed_mps {
+            return CheckResult::refused(Start, 0, dv, l.start_speed_mps);
+        }
+        // stop
+        let mut rest = 0.0;
+        for k in (0..n).rev() {
+            if k + 1 < n {
+                rest += sm[k].length_m;
+            }
+            let c = self.class(route, &sm[k]);
+            let v = sm[k].speed_mps;
+            let need = v * self.stop_time_s + v * v / (2.0 * c.decel_mps2);
+            if need > rest {
+                // Report the first failing index: search forward for it.
+                let mut rest_f = sm[..n - 1].iter().map(|s| s.length_m).sum::<f64>();
+                for (j, s) in sm.iter().enumerate() {
+                    let c = self.class(route, s);
+                    let v = s.speed_mps;
+                    let need = v * self.stop_time_s + v * v / (2.0 * c.decel_mps2);
+                    if need > rest_f {
+                        return CheckResult::refused(Stop, j, need, rest_f);
+                    }
+                    rest_f -= s.length_m;
+                }
+                return CheckResult::refused(Stop, k, need, rest);
+            }
+        }
+        // acceleration, deceleration
+        for (k, w) in sm.windows(2).enumerate() {
+            let a = (w[1].speed_mps.powi(2) - w[0].speed_mps.powi(2)) / (2.0 * w[0].length_m);
+            if a > l.accel_max_mps2 {
+                return CheckResult::refused(Acceleration, k, a, l.accel_max_mps2);
+            }
+        }
+        for (k, w) in sm.windows(2).enumerate() {
+            let a = (w[0].speed_mps.powi(2) - w[1].speed_mps.powi(2)) / (2.0 * w[0].length_m);
+            if a > l.decel_max_mps2 {
+                return CheckResult::refused(Deceleration, k, a, l.decel_max_mps2);
+            }
+        }
+        // curvature
+        for (k, s) in sm.iter().enumerate() {
+            if s.curvature_per_m.abs() > self.shield.curvature_max_per_m {
+                return CheckResult::refused(
+                    Curvature,
+                    k,
+                    s.curvature_per_m.abs(),
+                    self.shield.curvature_max_per_m,
+                );
+            }
+        }
+        // curvature_rate
+        for (k, w) in sm.windows(2).enumerate() {
+            let r = (w[1].curvature_per_m - w[0].curvature_per_m).abs() / w[0].length_m;
+            if r > l.curvature_rate_max_per_m2 {
+                return CheckResult::refused(CurvatureRate, k, r, l.curvature_rate_max_per_m2);
+            }
+        }
+        // steering_rate
+        for (k, w) in sm.windows(2).enumerate() {
+            let dk = (w[1].curvature_per_m - w[0].curvature_per_m).abs();
+            let r = if w[0].time_s.is_infinite() {
+                0.0
+            } else {
+                dk / w[0].time_s
+            };
+            if r > l.steering_rate_max_per_m_s {
+                return CheckResult::refused(SteeringRate, k, r, l.steering_rate_max_per_m_s);
+            }
+        }
+        // start_curvature
+        let steer0 = sm[0].curvature_per_m * sign;
+        let dk = (steer0 - st.curvature_per_m).abs();
+        let allowed = l.steering_rate_max_per_m_s * sm[0].time_s;
+        if dk > allowed {
+            return CheckResult::refused(StartCurvature, 0, dk, allowed);
+        }
+        // lateral_acceleration
+        for (k, s) in sm.iter().enumerate() {
+            let a = s.speed_mps * s.speed_mps * s.curvature_per_m.abs();
+            let lim = self.class(route, s).lateral_accel_max_mps2;
+            if a > lim {
+                return CheckResult::refused(LateralAcceleration, k, a, lim);
+            }
+        }
+        // obstacle
+        if let Some(ret) = returns {
+            if let Some(r) = self.obstacle(route, sm, ret) {
+                return r;
+            }
+        }
+        // point, corridor
+        if let Some(c) = &self.corridor {
+            for (k, s) in sm.iter().enumerate() {
+                let d = c.query(s.x_m, s.y_m);
+                if d < l.follower_error_m {
+                    return CheckResult::refused(Point, k, d, l.follower_error_m);
+                }
+            }
+            for (k, s) in sm.iter().enumerate() {
+                let yaw = s.heading_rad
+                    + if sign < 0.0 {
+                        std::f64::consts::PI
+                    } else {
+                        0.0
+                    };
+                let (sy, cy) = yaw.sin_cos();
+                for &(off, r) in &self.cover {
+                    let d = c.query(s.x_m + cy * off, s.y_m + sy * off);
+                    if d < r {
+                        return CheckResult::refused(Corridor, k, d, r);
+                    }
+                }
+            }
+        }
+        CheckResult::ok()
+    }
+
+    /// The obstacle rule: a refusal where a sample cannot stop before a return.
+    fn obstacle(&self, route: &Path, sm: &[Sample], ret: &WorldReturns) -> Option<CheckResult> {
+        let n = sm.len();
+        // Stations of the samples along the chunk's polyline.
+        let mut along = Vec::with_capacity(n);
+        let mut acc = 0.0;
+        for s in sm {
+            along.push(acc);
+            acc += s.length_m;
+        }
+        let s = &self.shield;
+        let wmax = half_width(
+            s.speed_max_mps,
+            s.vehicle_margin_m,
+            s.geofence_margin_m,
+            s.obstacle_extra_m,
+            self.narrow.0,
+            self.narrow.1,
+        );
+        // Each return's station on the polyline and its distance from it.
+        let mut hits: Vec<(f64, f64)> = Vec::new();
+        for &(x, y) in &ret.0 {
+            let mut best: Option<(f64, f64)> = None;
+            for k in 0..n - 1 {
+                let (a, b) = (&sm[k], &sm[k + 1]);
+                let (ex, ey) = (b.x_m - a.x_m, b.y_m - a.y_m);
+                let len2 = ex * ex + ey * ey;
+                let t = (((x - a.x_m) * ex + (y - a.y_m) * ey) / len2).clamp(0.0, 1.0);
+                let d = (x - a.x_m - ex * t).hypot(y - a.y_m - ey * t);
+                if d <= wmax && best.is_none_or(|(_, bd)| d < bd) {
+                    best = Some((along[k] + t * a.length_m, d));
+                }
+            }
+            hits.extend(best);
+        }
+        let front = self.vehicle.front_m();
+        for (k, smp) in sm.iter().enumerate() {
+            let v = smp.speed_mps;
+            if v == 0.0 {
+                continue;
+            }
+            let w = half_width(
+                v,
+                s.vehicle_margin_m,
+                s.geofence_margin_m,
+                s.obstacle_extra_m,
+                self.narrow.0,
+                self.narrow.1,
+            );
+            let free = hits
+                .iter()
+                .filter(|(st, d)| *d <= w && *st > along[k])
+                .map(|(st, _)| st - along[k] - front)
+                .fold(f64::INFINITY, f64::min);
+            let c = self.class(route, smp);
+            let need = c.obstacle_margin_m + v * self.stop_time_s + v * v / (2.0 * c.decel_mps2);
+            if need > free {
+                return Some(CheckResult::refused(Reason::Obstacle, k, free, need));
+            }
+        }
+        None
+    }
+}
+
+/// An angle wrapped to (−π, π].
+fn wrap(a: f64) -> f64 {
+    let t = std::f64::consts::TAU;
+    let r = a.rem_euclid(t);
+    if r > std::f64::consts::PI { r - t } else { r }
+}

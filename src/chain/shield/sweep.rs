@@ -1,0 +1,366 @@
+//! The swept corridor of the obstacle rule and the free distance inside it
+//! (vehicle-software.md "Shield", "Swept corridor").
+//!
+//! The corridor is a band of half width `w` around a centre line that starts at the
+//! vehicle's reference point (the middle of the rear axle) and runs in the direction of
+//! travel: an arc of constant curvature, or the reference path. The free distance is the
+//! distance along the centre line from the front of the footprint to the nearest scan
+//! return inside the band, or the scan reach where there is none (no_return_is_safe).
+//!
+//! ```text
+//!            band edge (w from the centre line)
+//!        . - - - - - - - - - - - - - - - - - .
+//!   +---------+                          x return, s along the centre line
+//!   |  body ->|========= d_free ========>|
+//!   +---------+                          |
+//!   ^ rear    ^ front (ahead_m)
+//!   axle (s = 0)
+//!        ' - - - - - - - - - - - - - - - - - '
+//! ```
+//!
+//! A return beside the body (its station between −behind_m and ahead_m) gives a free
+//! distance of 0: the band already touches it. Returns behind the body are ignored.
+
+use crate::chain::path::Path;
+use geo::Coord;
+use std::f64::consts::{FRAC_PI_2, TAU};
+use std::ops::Range;
+
+/// The half width of the swept corridor at the measured speed `v`:
+/// `w = m_v + min(G + E, max(f, t_n (G + E) / G |v|))` (vehicle-software.md "Swept
+/// corridor"). With `G = 0` the growth term is taken as the full side margin `G + E`.
+pub fn half_width(
+    speed_mps: f64,
+    vehicle_margin_m: f64,
+    geofence_margin_m: f64,
+    obstacle_extra_m: f64,
+    narrow_time_s: f64,
+    narrow_floor_m: f64,
+) -> f64 {
+    let side = geofence_margin_m + obstacle_extra_m;
+    let growth = if geofence_margin_m > 0.0 {
+        narrow_time_s * side / geofence_margin_m * speed_mps.abs()
+    } else {
+        side
+    };
+    vehicle_margin_m + side.min(narrow_floor_m.max(growth))
+}
+
+/// The footprint along the direction of travel: how far it reaches ahead of and behind
+/// the reference point, m. In reverse the rear overhang is ahead.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Footprint {
+    pub ahead_m: f64,
+    pub behind_m: f64,
+}
+
+/// Below this curvature (1/m) an arc is taken as straight, with the band widened by the
+/// largest offset of the arc from the straight line inside the reach, `reach² κ / 2`.
+const STRAIGHT_CURVATURE: f64 = 1e-6;
+
+/// The free distance along an arc of curvature `kappa` (body frame, positive left) for
+/// the returns `points` (body frame), with the band half width `w`. `reverse` runs the
+/// arc backwards (the points are mirrored in x). At most `reach_m`.
+pub fn free_distance_arc(
+    points: impl Iterator<Item = (f64, f64)>,
+    kappa: f64,
+    w: f64,
+    reverse: bool,
+    fp: Footprint,
+    reach_m: f64,
+) -> f64 {
+    let k = kappa.abs();
+    let flip_y = kappa < 0.0;
+    let mut best = reach_m;
+    if k < STRAIGHT_CURVATURE {
+        let w = w + reach_m * reach_m * k / 2.0;
+        for (x, y) in points {
+            let x = if reverse { -x } else { x };
+            if y.abs() <= w && x >= -fp.behind_m {
+                best = best.min((x - fp.ahead_m).max(0.0));
+            }
+        }
+        return best;
+    }
+    let r = 1.0 / k;
+    let lo = (r - w).max(0.0);
+    let (lo2, hi2) = (lo * lo, (r + w) * (r + w));
+    let th_min = -fp.behind_m * k;
+    let (sx, sy) = (
+        if reverse { -1.0 } else { 1.0 },
+        if flip_y { -1.0 } else { 1.0 },
+    );
+    for (x, y) in points {
+        let (x, y) = (x * sx, y * sy);
+        // The centre of the arc is (0, r); travel is counter-clockwise around it.
+        let dy = y - r;
+        let rho2 = x * x + dy * dy;
+        if rho2 > hi2 || rho2 < lo2 {
+            continue;
+        }
+        // An arc is never shorter than its chord: a return whose chord from the
+        // reference point is past the best distance cannot improve it.
+        let lim = best + fp.ahead_m;
+        if x * x + y * y > lim * lim {
+            continue;
+        }
+        let mut th = dy.atan2(x) + FRAC_PI_2;
+        if th < th_min {
+            th += TAU;
+        } else if th >= th_min + TAU {
+            th -= TAU;
+        }
+        let s = r * th;
+        best = best.min((s - fp.ahead_m).max(0.0));
+    }
+    best
+}
+
+/// The reference path near the vehicle in the body frame, prepared once per step for
+/// [`free_distance_path`].
+#[derive(Debug, Clone, Default)]
+pub struct PathWindow {
+    /// Segment ends in the body frame, with the station of the first end relative to the
+    /// vehicle's station.
+    segs: Vec<([f64; 2], [f64; 2], f64)>,
+    /// Runs of [`CHUNK`] segments: a bounding circle (centre, radius grown by the band)
+    /// and the range of `segs` it covers, so that a return far from a run skips it.
+    chunks: Vec<([f64; 2], f64, usize, usize)>,
+    /// The bounding box of the segments grown by the band: [xmin, ymin, xmax, ymax].
+    bbox: [f64; 4],
+}
+
+/// Segments per bounding circle of a [`PathWindow`].
+const CHUNK: usize = 8;
+
+impl PathWindow {
+    /// The segments of `part` from `behind_m` before the vehicle's station to `reach_m`
+    /// past it, in the body frame of the pose (`x`, `y`, `yaw`), for a band of half width
+    /// `w`. Reuses its buffer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare(
+        &mut self,
+        path: &Path,
+        part: &Range<usize>,
+        station_m: f64,
+        pose: (f64, f64, f64),
+        behind_m: f64,
+        reach_m: f64,
+        w: f64,
+    ) {
+        self.segs.clear();
+        let (px, py, yaw) = pose;
+        let (s, c) = yaw.sin_cos();
+        let to_body = |p: Coord<f64>| {
+            let (dx, dy) = (p.x - px, p.y - py);
+            [c * dx + s * dy, -s * dx + c * dy]
+        };
+        let first = path.segment_at(part, station_m - behind_m);
+        let mut bbox = [
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let mut a = to_body(path.point(first));
+        for i in first..part.end {
+            let s0 = path.station(i) - station_m;
+            if s0 > reach_m {
+                break;
+            }
+            let b = to_body(path.point(i + 1));
+            for p in [a, b] {
+                bbox[0] = bbox[0].min(p[0]);
+                bbox[1] = bbox[1].min(p[1]);
+                bbox[2] = bbox[2].max(p[0]);
+                bbox[3] = bbox[3].max(p[1]);
+            }
+            self.segs.push((a, b, s0));
+            a = b;
+        }
+        self.bbox = [bbox[0] - w, bbox[1] - w, bbox[2] + w, bbox[3] + w];
+        self.chunks.clear();
+        for start in (0..self.segs.len()).step_by(CHUNK) {
+            let end = (start + CHUNK).min(self.segs.len());
+            let run = &self.segs[start..end];
+            let (a, b) = (run[0].0, run[run.len() - 1].1);
+            let c = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
+            let r2 = run
+                .iter()
+                .map(|(_, q, _)| q)
+                .chain(std::iter::once(&run[0].0))
+                .map(|p| (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2))
+                .fold(0.0f64, f64::max);
+            self.chunks.push((c, r2.sqrt() + w, start, end));
+        }
+    }
+}
+
+/// The free distance along the reference path for the returns `points` (body frame):
+/// the smallest station at which a return lies within `w` of the path, less the
+/// footprint's reach ahead; at most `bound_m` (the reach, or a smaller distance found
+/// already, which lets far returns be skipped). A return's station is that of its
+/// perpendicular foot on a segment, or that of a vertex where it lies in the wedge
+/// outside a corner, so that a return 15 m along the path counts at 15 m, not at the
+/// end of an earlier segment whose end cap it touches.
+pub fn free_distance_path(
+    points: impl Iterator<Item = (f64, f64)>,
+    window: &PathWindow,
+    w: f64,
+    fp: Footprint,
+    bound_m: f64,
+) -> f64 {
+    let mut best = bound_m;
+    let [x0, y0, x1, y1] = window.bbox;
+    let w2 = w * w;
+    for (x, y) in points {
+        if x < x0 || x > x1 || y < y0 || y > y1 {
+            continue;
+        }
+        // The path is at least as long as the chord: a return farther than the best
+        // station found so far (plus the band) cannot be nearer along the path.
+        let lim = best + fp.ahead_m + w;
+        if x * x + y * y > lim * lim {
+            continue;
+        }
+        for &(c, r, start, end) in &window.chunks {
+            if (x - c[0]).powi(2) + (y - c[1]).powi(2) > r * r {
+                continue;
+            }
+            for &(a, b, s0) in &window.segs[start..end] {
+                let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+                let len2 = ex * ex + ey * ey;
+                let (px, py) = (x - a[0], y - a[1]);
+                let t = (px * ex + py * ey) / len2;
+                let s = if (0.0..=1.0).contains(&t) {
+                    let cross = px * ey - py * ex;
+                    if cross * cross > w2 * len2 {
+                        continue;
+                    }
+                    s0 + t * len2.sqrt()
+                } else if t < 0.0 && px * px + py * py <= w2 {
+                    s0
+                } else {
+                    continue;
+                };
+                if s >= -fp.behind_m && s - fp.ahead_m < best {
+                    best = (s - fp.ahead_m).max(0.0);
+                }
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chain::path::tests::straight;
+
+    const FP: Footprint = Footprint {
+        ahead_m: 2.56,
+        behind_m: 0.49,
+    };
+
+    fn w(v: f64) -> f64 {
+        half_width(v, 0.8, 0.3, 0.32, 0.075, 0.1)
+    }
+
+    #[test]
+    fn worked_example_half_width() {
+        // vehicle-software.md: at 2 m/s w = 0.8 + min(0.62, max(0.1, 0.155 × 2)) = 1.11 m;
+        // at 4 m/s and faster 1.42 m.
+        assert!((w(2.0) - 1.11).abs() < 1e-12);
+        assert!((w(4.0) - 1.42).abs() < 1e-12);
+        assert!((w(7.8) - 1.42).abs() < 1e-12);
+        assert!((w(-2.0) - 1.11).abs() < 1e-12);
+        assert!((w(0.0) - 0.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn straight_arc_measures_from_the_front() {
+        let pts = [(12.0, 0.5), (8.0, 2.0), (-5.0, 0.0)];
+        let d = free_distance_arc(pts.into_iter(), 0.0, 1.42, false, FP, 40.0);
+        assert!((d - (12.0 - 2.56)).abs() < 1e-12);
+        // In reverse the return behind is ahead, measured from the rear overhang.
+        let back = Footprint {
+            ahead_m: 0.49,
+            behind_m: 2.56,
+        };
+        let r = free_distance_arc(pts.into_iter(), 0.0, 1.42, true, back, 40.0);
+        assert!((r - (5.0 - 0.49)).abs() < 1e-12);
+        // Nothing in the band: free to the reach.
+        let e = free_distance_arc([(3.0, 5.0)].into_iter(), 0.0, 1.42, false, FP, 40.0);
+        assert_eq!(e, 40.0);
+    }
+
+    #[test]
+    fn arc_distance_is_the_arc_length() {
+        // κ = 0.1: centre (0, 10). A return a quarter turn along the arc, at (10, 10).
+        let d = free_distance_arc([(10.0, 10.0)].into_iter(), 0.1, 1.0, false, FP, 40.0);
+        let quarter = 10.0 * FRAC_PI_2;
+        assert!((d - (quarter - 2.56)).abs() < 1e-9, "{d}");
+        // The mirror image for a right turn.
+        let d = free_distance_arc([(10.0, -10.0)].into_iter(), -0.1, 1.0, false, FP, 40.0);
+        assert!((d - (quarter - 2.56)).abs() < 1e-9, "{d}");
+        // A return straight ahead at 10 m is outside a band of 1 m around that arc.
+        let d = free_distance_arc([(10.0, 0.0)].into_iter(), 0.1, 1.0, false, FP, 40.0);
+        assert_eq!(d, 40.0);
+    }
+
+    #[test]
+    fn return_beside_the_body_gives_zero() {
+        let d = free_distance_arc([(1.0, 1.0)].into_iter(), 0.0, 1.42, false, FP, 40.0);
+        assert_eq!(d, 0.0);
+    }
+
+    #[test]
+    fn path_distance_follows_the_path() {
+        let p = straight(101, 0.5, 3.0);
+        let part = p.parts()[0].clone();
+        let mut win = PathWindow::default();
+        // The vehicle at station 10 heading east, 0.5 m left of the path.
+        win.prepare(&p, &part, 10.0, (10.0, 0.5, 0.0), 0.49, 40.0, 1.42);
+        // A return 15 m ahead on the path (body x = 15, y = −0.5).
+        let d = free_distance_path([(15.0, -0.5)].into_iter(), &win, 1.42, FP, 40.0);
+        assert!((d - (15.0 - 2.56)).abs() < 1e-9, "{d}");
+        let d = free_distance_path([(15.0, 2.0)].into_iter(), &win, 1.42, FP, 40.0);
+        assert_eq!(d, 40.0);
+    }
+
+    use proptest::prelude::*;
+
+    /// The body-frame point at arc length `s` and offset `e` (left) of an arc: the arc
+    /// point plus `e` along the left normal `(−sin κs, cos κs)`.
+    fn on_arc(kappa: f64, s: f64, e: f64) -> (f64, f64) {
+        let th = kappa * s;
+        let (ax, ay) = if kappa == 0.0 {
+            (s, 0.0)
+        } else {
+            (th.sin() / kappa, (1.0 - th.cos()) / kappa)
+        };
+        (ax - e * th.sin(), ay + e * th.cos())
+    }
+
+    proptest! {
+        #[test]
+        fn farther_along_the_arc_is_never_nearer(
+            k in -0.2f64..0.2, s in 0.0f64..15.0, ds in 0.0f64..10.0,
+            e in -1.0f64..1.0, v in 0.0f64..8.0,
+        ) {
+            let w = w(v);
+            let a = free_distance_arc([on_arc(k, s, e)].into_iter(), k, w, false, FP, 40.0);
+            let b = free_distance_arc([on_arc(k, s + ds, e)].into_iter(), k, w, false, FP, 40.0);
+            prop_assert!(b >= a, "{a} then {b}");
+        }
+
+        #[test]
+        fn a_return_on_the_arc_is_found_at_its_arc_length(
+            k in -0.2f64..0.2, s in 3.0f64..15.0, e in -0.8f64..0.8,
+        ) {
+            let d = free_distance_arc([on_arc(k, s, e)].into_iter(), k, 0.9, false, FP, 40.0);
+            // The perpendicular foot of an offset point lies at the same arc length.
+            prop_assert!((d - (s - FP.ahead_m)).abs() < 1e-6, "{d} vs {}", s - FP.ahead_m);
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! Files read and written by acres, and how they are written: atomically, so that no
+//! partial file is ever left behind as if complete (docs/formats.md lists every format).
+
+pub mod atomic;
+
+pub use atomic::{AtomicFile, write_atomic};

@@ -1,0 +1,304 @@
+//! Building a corridor raster from a map and a route (vehicle-software.md "Corridor").
+//!
+//! The rules, with the reaches of `control_v1.json` block `corridor`:
+//! - lane cells (asphalt, concrete, gravel, grass_lane, dirt) and verge cells join within
+//!   `lane_reach_m` of the route;
+//! - cells of another class (grass, field) join within `local_reach_m` of the route, and
+//!   only where the route's class at the nearest route point is that class;
+//! - obstacle and unknown cells never join, nor does anything outside the map.
+//!
+//! The raster covers the route's bounding box grown by the larger reach and the scan
+//! reach `range_m`, on the map's grid. Each cell stores `d_c`, the exact distance from its
+//! centre to the nearest excluded cell's square (or the raster's edge) rounded down to
+//! f32 ([`super::edt`]): a true lower bound.
+
+use super::edt;
+use super::raster::Corridor;
+use crate::chain::path::Path;
+use crate::config::CorridorConfig;
+use crate::ground::map::{Grid, Map, MapClass};
+
+/// Builds the corridor of `path` on `map`; `progress` is told the fraction done.
+pub fn build(
+    map: &Map,
+    path: &Path,
+    cfg: &CorridorConfig,
+    mut progress: impl FnMut(f64),
+) -> Corridor {
+    let m = &map.classes;
+    let res = m.resolution_m;
+    let reach = cfg.lane_reach_m.max(cfg.local_reach_m);
+    let grow = reach + cfg.range_m;
+    let (mut x0, mut y0, mut x1, mut y1) = (
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for i in 0..path.len() {
+        let p = path.point(i);
+        x0 = x0.min(p.x);
+        y0 = y0.min(p.y);
+        x1 = x1.max(p.x);
+        y1 = y1.max(p.y);
+    }
+    // The corridor grid, aligned with the map's cells.
+    let c0 = ((x0 - grow - m.origin_m[0]) / res).floor() as i64;
+    let r0 = ((y0 - grow - m.origin_m[1]) / res).floor() as i64; // from the bottom
+    let c1 = ((x1 + grow - m.origin_m[0]) / res).ceil() as i64;
+    let r1 = ((y1 + grow - m.origin_m[1]) / res).ceil() as i64;
+    let (w, h) = ((c1 - c0) as usize, (r1 - r0) as usize);
+    let origin = [
+        m.origin_m[0] + c0 as f64 * res,
+        m.origin_m[1] + r0 as f64 * res,
+    ];
+    // The map class of corridor cell (i, j) (j from the top).
+    let class_at = |i: usize, j: usize| -> MapClass {
+        let mc = c0 + i as i64;
+        let mr = r0 + (h - 1 - j) as i64; // from the bottom
+        if mc < 0 || mr < 0 || mc >= m.width as i64 || mr >= m.height as i64 {
+            return MapClass::Unknown;
+        }
+        m.cells[(m.height - 1 - mr as usize) * m.width + mc as usize]
+    };
+
+    // Pass 1: the squared distance to the route of the cells within the reach, kept in
+    // the buffer that later holds d_c (peak memory: that buffer and a bitset).
+    let mut cells = vec![f32::INFINITY; w * h];
+    let nseg = path.len() - 1;
+    let cell_range = |a: geo::Coord<f64>, b: geo::Coord<f64>, r: f64| {
+        let lo_i = (((a.x.min(b.x) - r - origin[0]) / res).floor().max(0.0)) as usize;
+        let hi_i = (((a.x.max(b.x) + r - origin[0]) / res).ceil().max(0.0) as usize).min(w);
+        let lo_jb = (((a.y.min(b.y) - r - origin[1]) / res).floor().max(0.0)) as usize;
+        let hi_jb = (((a.y.max(b.y) + r - origin[1]) / res).ceil().max(0.0) as usize).min(h);
+        (lo_i, hi_i, lo_jb, hi_jb)
+    };
+    // The squared distance from the centre of cell (i, jb from the bottom) to a segment,
+    // and where its foot lies (t), computed the same way in both passes.
+    let seg_d2 = |a: geo::Coord<f64>, b: geo::Coord<f64>, i: usize, jb: usize| -> (f32, f64) {
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let cx = origin[0] + (i as f64 + 0.5) * res;
+        let cy = origin[1] + (jb as f64 + 0.5) * res;
+        let t = (((cx - a.x) * ex + (cy - a.y) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
+        let d2 = (cx - a.x - ex * t).powi(2) + (cy - a.y - ey * t).powi(2);
+        (d2 as f32, t)
+    };
+    // Lane and verge cells need the distance within the lane reach, other classes only
+    // within the local reach (beyond it they never join); obstacles never.
+    let reach_of = |c: MapClass| -> f64 {
+        match c {
+            MapClass::Obstacle | MapClass::Unknown => -1.0,
+            MapClass::Verge => cfg.lane_reach_m,
+            c if c.is_lane() => cfg.lane_reach_m,
+            _ => cfg.local_reach_m,
+        }
+    };
+    for s in 0..nseg {
+        let (a, b) = (path.point(s), path.point(s + 1));
+        let (lo_i, hi_i, lo_jb, hi_jb) = cell_range(a, b, reach);
+        let (near_i0, near_i1, near_jb0, near_jb1) = cell_range(a, b, cfg.local_reach_m);
+        for jb in lo_jb..hi_jb {
+            let j = h - 1 - jb;
+            let row = j * w;
+            let in_local_rows = (near_jb0..near_jb1).contains(&jb);
+            for i in lo_i..hi_i {
+                let near = in_local_rows && (near_i0..near_i1).contains(&i);
+                if !near && reach_of(class_at(i, j)) < cfg.lane_reach_m {
+                    continue;
+                }
+                let (d2, _) = seg_d2(a, b, i, jb);
+                let k = row + i;
+                if d2 < cells[k] {
+                    cells[k] = d2;
+                }
+            }
+        }
+        if s % 64 == 0 {
+            progress(0.3 * s as f64 / nseg as f64);
+        }
+    }
+
+    // Pass 2: the cells that join, as a bitset. Lane and verge cells by their distance;
+    // cells of other classes where a nearest segment (one whose distance is the stored
+    // minimum) has their class at its nearer end.
+    let (lane2, local2) = (
+        (cfg.lane_reach_m * cfg.lane_reach_m) as f32,
+        (cfg.local_reach_m * cfg.local_reach_m) as f32,
+    );
+    let mut joined = vec![0u64; (w * h).div_ceil(64)];
+    let set = |bits: &mut [u64], k: usize| bits[k / 64] |= 1 << (k % 64);
+    for (k, &d2) in cells.iter().enumerate() {
+        let c = class_at(k % w, k / w);
+        if (c.is_lane() || c == MapClass::Verge) && d2 <= lane2 {
+            set(&mut joined, k);
+        }
+    }
+    progress(0.4);
+    for s in 0..nseg {
+        let (a, b) = (path.point(s), path.point(s + 1));
+        let (ca, cb) = (path.class(s), path.class(s + 1));
+        let (lo_i, hi_i, lo_jb, hi_jb) = cell_range(a, b, cfg.local_reach_m);
+        for jb in lo_jb..hi_jb {
+            let row = (h - 1 - jb) * w;
+            for i in lo_i..hi_i {
+                let k = row + i;
+                let c = class_at(i, h - 1 - jb);
+                if c.is_lane()
+                    || matches!(c, MapClass::Verge | MapClass::Obstacle | MapClass::Unknown)
+                {
+                    continue;
+                }
+                let (d2, t) = seg_d2(a, b, i, jb);
+                if d2 > local2 || d2 != cells[k] {
+                    continue;
+                }
+                let route_class = if t < 0.5 { ca } else { cb };
+                if route_class.is_some() && route_class == c.ground() {
+                    set(&mut joined, k);
+                }
+            }
+        }
+    }
+    progress(0.6);
+    let bit = |k: usize| joined[k / 64] >> (k % 64) & 1 == 1;
+    edt::border_distance(w, h, |k| !bit(k), res, &mut cells);
+    progress(1.0);
+    Corridor {
+        grid: Grid {
+            width: w,
+            height: h,
+            resolution_m: res,
+            origin_m: origin,
+            cells,
+        },
+        map: map.name.clone(),
+        route: path.name().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chain::envelope::GroundClass;
+    use crate::chain::path::{Direction, PathPoint};
+    use crate::config::Config;
+
+    /// A 60 m × 40 m map at 0.5 m: `f(x, y)` gives the class at each cell centre.
+    fn map(f: impl Fn(f64, f64) -> MapClass) -> Map {
+        let (w, h, res) = (120, 80, 0.5);
+        let mut cells = Vec::with_capacity(w * h);
+        for j in 0..h {
+            for i in 0..w {
+                let x = (i as f64 + 0.5) * res;
+                let y = ((h - 1 - j) as f64 + 0.5) * res;
+                cells.push(f(x, y));
+            }
+        }
+        Map {
+            name: "hand-made".into(),
+            classes: Grid {
+                width: w,
+                height: h,
+                resolution_m: res,
+                origin_m: [0.0, 0.0],
+                cells,
+            },
+            elevation: None,
+        }
+    }
+
+    /// A route east along y = 20 from x = 10 to x = 50 on `class`.
+    fn route(class: GroundClass) -> Path {
+        let pts: Vec<PathPoint> = (0..=80)
+            .map(|i| PathPoint {
+                x: 10.0 + i as f64 * 0.5,
+                y: 20.0,
+                speed_mps: 3.0,
+                class: Some(class),
+                direction: Direction::Forward,
+            })
+            .collect();
+        Path::new("east", &pts).unwrap()
+    }
+
+    fn cfg() -> CorridorConfig {
+        Config::builtin().control.corridor
+    }
+
+    #[test]
+    fn a_field_route_keeps_to_its_local_reach() {
+        let m = map(|_, _| MapClass::Field);
+        let c = build(&m, &route(GroundClass::Field), &cfg(), |_| {});
+        // On the route, the nearest excluded ground is local_reach (4 m) to the side.
+        let d = c.query(30.0, 20.0);
+        // The query loses at most one cell diagonal (0.71 m at 0.5 m).
+        assert!(d <= 4.0 && d > 4.0 - 0.71, "{d}");
+        // 6 m to the side is outside the corridor.
+        assert!(c.query(30.0, 26.0) <= 0.0);
+    }
+
+    #[test]
+    fn a_lane_route_past_a_field_does_not_take_the_field() {
+        // A gravel lane 6 m wide along y = 17..23, a field north of it.
+        let m = map(|_, y| {
+            if (17.0..23.0).contains(&y) {
+                MapClass::Gravel
+            } else if y >= 23.0 {
+                MapClass::Field
+            } else {
+                MapClass::Verge
+            }
+        });
+        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {});
+        // North the field starts 3 m from the route; south the verge joins to 20 m.
+        let d = c.query(30.0, 20.0);
+        assert!(d <= 3.0 && d > 2.6, "{d}");
+        assert!(c.query(30.0, 23.5) <= 0.0);
+        assert!(c.query(30.0, 10.0) > 5.0);
+    }
+
+    #[test]
+    fn an_obstacle_inside_the_reach_is_excluded() {
+        let m = map(|x, y| {
+            if (29.0..31.0).contains(&x) && (21.0..22.0).contains(&y) {
+                MapClass::Obstacle
+            } else {
+                MapClass::Gravel
+            }
+        });
+        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {});
+        let d = c.query(30.0, 20.0);
+        assert!(d <= 1.0 && d > 0.6, "{d}");
+        assert!(c.query(30.0, 21.5) <= 0.0);
+        // The raster covers the route's box grown by 20 m + 40 m, clipped nowhere: the
+        // map ends at 40 m north, so beyond it is excluded.
+        assert!(c.query(30.0, 40.5) <= 0.0);
+        let g = &c.grid;
+        assert!(g.origin_m[0] <= 10.0 - 60.0 && g.origin_m[1] <= 20.0 - 60.0);
+    }
+
+    #[test]
+    fn no_stored_value_exceeds_its_f64_value() {
+        let m = map(|x, y| {
+            if ((x - 33.3).powi(2) + (y - 18.1).powi(2)) < 4.0 {
+                MapClass::Obstacle
+            } else {
+                MapClass::Grass
+            }
+        });
+        let c = build(&m, &route(GroundClass::Grass), &cfg(), |_| {});
+        let mut out = Vec::new();
+        // Recompute in f64 and compare.
+        let g = &c.grid;
+        let f64_cells = {
+            let ex: Vec<bool> = c.grid.cells.iter().map(|&d| d == 0.0).collect();
+            edt::border_distance_with(g.width, g.height, |k| ex[k], &mut out, |d2| d2 as f32);
+            out.iter()
+                .map(|&d2| (d2 as f64).sqrt() * g.resolution_m)
+                .collect::<Vec<_>>()
+        };
+        for (s, e) in g.cells.iter().zip(&f64_cells) {
+            assert!((*s as f64) <= *e);
+        }
+    }
+}

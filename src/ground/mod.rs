@@ -1,0 +1,8 @@
+//! What the chain and the plant stand on: the map ([`map`]: ground classes and elevation)
+//! and the corridor rasters built from it along a route ([`corridor`]).
+
+pub mod corridor;
+pub mod map;
+
+pub use corridor::Corridor;
+pub use map::{Grid, Map, MapClass};

@@ -1,0 +1,753 @@
+//! `acres bridge serve`: a headless simulated Polaris behind the vehicle-bridge socket
+//! (vehicle-bridge.md), like the ACRES Core server: TCP on 127.0.0.1, one JSON object a
+//! line, one client a port, one vehicle a port in one world, `dbw_report` lines at 50 Hz
+//! and observations at 10 Hz of simulated time.
+//!
+//! One thread and a readiness loop (mio) serve every socket, so the simulation never
+//! waits on a client: output that a client does not read piles up in its buffer, and at
+//! 1 MiB the client is disconnected; a line of 1 MiB without a newline disconnects it too.
+//! A second connection to a port that has a client is accepted and closed at once (it
+//! reads end-of-file), with the log line `ACRES_RL_BUSY port=`.
+//!
+//! Timing (vehicle-bridge.md "Command Timing"): in real time the physics runs at 120 Hz
+//! paced to the wall clock, in frames of the steps that are due (at most 12); a command
+//! that arrived at the fraction `f` of the wall time between two frames is due at
+//! `t0 + f T` and applies at the first physics step at or after it. With lockstep the
+//! simulation advances only on `step` requests of the control channel, and each command
+//! applies at the next physics step.
+//!
+//! The control channel (lockstep, JSON lines on its own port): `{"op": "hello"}` answers
+//! `{"ok": true, "op": "hello", "step": N, "agents": [...]}` with each agent's name,
+//! vehicle, index and `rl_port` as in the reference; `{"op": "step", "steps": K}` runs K
+//! physics steps, sends `{"type": "barrier", "step": N}` on every bridge after all the
+//! lines of those steps, and answers `{"ok": true, "op": "step", "barrier": N}`. A bad
+//! request answers `{"ok": false, "error": "..."}`.
+
+use super::{ClientMessage, Observation, frame, lidar_summary, parse_line};
+use crate::config::Config;
+use crate::jobs::sim::Scenario;
+use crate::plant::dbw::commands::EnableCmd;
+use crate::plant::dbw::{DbwCommands, PHYSICS_HZ};
+use crate::plant::{Plant, StartPose};
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token};
+use std::collections::{BTreeSet, VecDeque};
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The output a client may leave unread, and the longest line it may send.
+pub const MAX_PENDING_BYTES: usize = 1 << 20;
+
+/// How long the lockstep loop polls without sleeping after a control request.
+pub const LOCKSTEP_SPIN: Duration = Duration::from_micros(250);
+
+/// Where the server writes its log lines (the reference's markers).
+pub type LogSink = Box<dyn FnMut(&str) + Send>;
+
+/// What to serve.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// One vehicle per port (0: any free port).
+    pub ports: Vec<u16>,
+    /// Lockstep with a control channel on this port (0: any free port); None: real time.
+    pub control_port: Option<u16>,
+}
+
+struct Conn {
+    stream: TcpStream,
+    inbuf: Vec<u8>,
+    out: Vec<u8>,
+    sent: usize,
+}
+
+impl Conn {
+    fn new(stream: TcpStream) -> Conn {
+        Conn {
+            stream,
+            inbuf: Vec::new(),
+            out: Vec::new(),
+            sent: 0,
+        }
+    }
+
+    fn pending(&self) -> usize {
+        self.out.len() - self.sent
+    }
+
+    /// Writes what it can without blocking.
+    fn flush(&mut self) -> io::Result<()> {
+        while self.sent < self.out.len() {
+            match self.stream.write(&self.out[self.sent..]) {
+                Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "closed")),
+                Ok(n) => self.sent += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if self.sent == self.out.len() {
+            self.out.clear();
+            self.sent = 0;
+        } else if self.sent > (1 << 16) {
+            self.out.drain(..self.sent);
+            self.sent = 0;
+        }
+        Ok(())
+    }
+
+    /// Reads what has arrived; returns the complete lines, or why the client goes.
+    fn read_lines(&mut self, lines: &mut Vec<String>) -> Result<(), String> {
+        let mut buf = [0u8; 1 << 16];
+        loop {
+            match self.stream.read(&mut buf) {
+                Ok(0) => return Err("peer closed".into()),
+                Ok(n) => {
+                    self.inbuf.extend_from_slice(&buf[..n]);
+                    let mut start = 0;
+                    while let Some(i) = self.inbuf[start..].iter().position(|b| *b == b'\n') {
+                        let line = &self.inbuf[start..start + i];
+                        lines.push(String::from_utf8_lossy(line).trim().to_string());
+                        start += i + 1;
+                    }
+                    self.inbuf.drain(..start);
+                    if self.inbuf.len() >= MAX_PENDING_BYTES {
+                        return Err("line of 1 MiB without a newline".into());
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+}
+
+/// A command waiting for its physics step.
+struct Pending {
+    due_step: u64,
+    msg: ClientMessage,
+}
+
+struct Agent {
+    name: String,
+    port: u16,
+    listener: TcpListener,
+    client: Option<Conn>,
+    plant: Plant,
+    spawn: StartPose,
+    /// Lines read since the last frame, with their arrival.
+    arrived: Vec<(Instant, ClientMessage)>,
+    queue: VecDeque<Pending>,
+    episode: u64,
+    reset_epoch: u64,
+    reset_pending: Option<StartPose>,
+    episode_start: u64,
+    was_enabled: bool,
+    rejected: BTreeSet<String>,
+    unknown_logged: BTreeSet<String>,
+    lift_since_obs: bool,
+}
+
+/// The server: its sockets and the simulated world.
+pub struct Server {
+    poll: Poll,
+    agents: Vec<Agent>,
+    control: Option<(TcpListener, Vec<Conn>)>,
+    step: u64,
+    log: LogSink,
+    scratch: Vec<u8>,
+}
+
+const CONTROL: usize = 1 << 20;
+const CONTROL_CLIENT: usize = 1 << 21;
+const CLIENT: usize = 1 << 22;
+
+fn bind(port: u16) -> io::Result<TcpListener> {
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    TcpListener::bind(addr)
+}
+
+impl Server {
+    /// Binds the sockets; the vehicles start at rest at the scenario's start pose (the
+    /// spawn pose), vehicle i shifted 5 m × i to its left, with the DBW disabled in park.
+    /// Agent 0 is `polaris`, agent i `polaris_i`.
+    pub fn bind(
+        config: &Config,
+        scenario: &Scenario,
+        opts: &ServeOptions,
+        log: LogSink,
+    ) -> Result<Server, String> {
+        let poll = Poll::new().map_err(|e| e.to_string())?;
+        let mut agents = Vec::new();
+        for (i, &port) in opts.ports.iter().enumerate() {
+            let mut listener = bind(port).map_err(|e| format!("port {port}: {e}"))?;
+            let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+            poll.registry()
+                .register(&mut listener, Token(i), Interest::READABLE)
+                .map_err(|e| e.to_string())?;
+            let st = scenario.start;
+            let (s, c) = st.yaw_rad.sin_cos();
+            let spawn = StartPose {
+                x_m: st.x_m - s * 5.0 * i as f64,
+                y_m: st.y_m + c * 5.0 * i as f64,
+                yaw_rad: st.yaw_rad,
+                speed_mps: 0.0,
+            };
+            let mut plant = scenario.plant(config).map_err(|e| e.to_string())?;
+            plant = Plant::new(config, plant.world.clone(), spawn, false);
+            agents.push(Agent {
+                name: if i == 0 {
+                    "polaris".into()
+                } else {
+                    format!("polaris_{i}")
+                },
+                port,
+                listener,
+                client: None,
+                plant,
+                spawn,
+                arrived: Vec::new(),
+                queue: VecDeque::new(),
+                episode: 0,
+                reset_epoch: 0,
+                reset_pending: None,
+                episode_start: 0,
+                was_enabled: false,
+                rejected: BTreeSet::new(),
+                unknown_logged: BTreeSet::new(),
+                lift_since_obs: false,
+            });
+        }
+        let control = match opts.control_port {
+            Some(p) => {
+                let mut l = bind(p).map_err(|e| format!("control port {p}: {e}"))?;
+                poll.registry()
+                    .register(&mut l, Token(CONTROL), Interest::READABLE)
+                    .map_err(|e| e.to_string())?;
+                Some((l, Vec::new()))
+            }
+            None => None,
+        };
+        let mut s = Server {
+            poll,
+            agents,
+            control,
+            step: 0,
+            log,
+            scratch: Vec::with_capacity(8192),
+        };
+        for a in &s.agents {
+            (s.log)(&format!("ACRES_RL_LISTENING port={}", a.port));
+        }
+        if let Some(p) = s.control_port() {
+            (s.log)(&format!("ACRES_SIM_CONTROL_LISTENING port={p}"));
+        }
+        Ok(s)
+    }
+
+    /// The ports of the vehicles, in agent order.
+    pub fn ports(&self) -> Vec<u16> {
+        self.agents.iter().map(|a| a.port).collect()
+    }
+
+    /// The port of the control channel (lockstep only).
+    pub fn control_port(&self) -> Option<u16> {
+        self.control
+            .as_ref()
+            .and_then(|(l, _)| l.local_addr().ok())
+            .map(|a| a.port())
+    }
+
+    /// Serves until `stop` is set.
+    pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
+        let lockstep = self.control.is_some();
+        let mut events = Events::with_capacity(256);
+        let hz = PHYSICS_HZ as f64;
+        let mut origin = Instant::now();
+        let mut last_frame = origin;
+        let mut busy_until = origin;
+        while !stop.load(Ordering::Relaxed) {
+            let timeout = if lockstep {
+                // Just after a request the loop polls without sleeping (for
+                // LOCKSTEP_SPIN), so that a client stepping as fast as it can does not wait
+                // for the scheduler to wake the server.
+                if Instant::now() < busy_until {
+                    Duration::ZERO
+                } else {
+                    Duration::from_millis(50)
+                }
+            } else {
+                let next = origin + Duration::from_secs_f64((self.step + 1) as f64 / hz);
+                next.saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(1))
+            };
+            self.poll.poll(&mut events, Some(timeout))?;
+            let now = Instant::now();
+            let mut control_ready = false;
+            for ev in events.iter() {
+                match ev.token().0 {
+                    i if i < self.agents.len() => self.accept(i),
+                    CONTROL => self.accept_control(),
+                    t if (CONTROL_CLIENT..CLIENT).contains(&t) => control_ready = true,
+                    t if t >= CLIENT => self.read_agent(t - CLIENT, now),
+                    _ => {}
+                }
+            }
+            if lockstep {
+                if control_ready {
+                    self.serve_control();
+                    busy_until = Instant::now() + LOCKSTEP_SPIN;
+                }
+            } else {
+                let due = ((now - origin).as_secs_f64() * hz).floor() as u64;
+                if due > self.step {
+                    let n = (due - self.step).min(12);
+                    self.frame(n, last_frame, now);
+                    last_frame = now;
+                    if due - self.step > 12 {
+                        // Behind by more than a frame: the simulation slows down instead
+                        // of running ahead of its clients.
+                        origin = now - Duration::from_secs_f64(self.step as f64 / hz);
+                    }
+                }
+            }
+            self.flush_all();
+        }
+        Ok(())
+    }
+
+    fn accept(&mut self, i: usize) {
+        loop {
+            let a = &mut self.agents[i];
+            match a.listener.accept() {
+                Ok((mut stream, peer)) => {
+                    if a.client.is_some() {
+                        (self.log)(&format!("ACRES_RL_BUSY port={} peer={peer}", a.port));
+                        drop(stream);
+                        continue;
+                    }
+                    let _ = stream.set_nodelay(true);
+                    if self
+                        .poll
+                        .registry()
+                        .register(&mut stream, Token(CLIENT + i), Interest::READABLE)
+                        .is_err()
+                    {
+                        continue;
+                    }
+                    a.client = Some(Conn::new(stream));
+                    (self.log)(&format!("ACRES_RL_CONNECTED port={}", a.port));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(_) => return,
+            }
+        }
+    }
+
+    fn accept_control(&mut self) {
+        let Some((l, conns)) = &mut self.control else {
+            return;
+        };
+        while let Ok((mut stream, _)) = l.accept() {
+            let _ = stream.set_nodelay(true);
+            let tok = Token(CONTROL_CLIENT + conns.len());
+            if self
+                .poll
+                .registry()
+                .register(&mut stream, tok, Interest::READABLE)
+                .is_ok()
+            {
+                conns.push(Conn::new(stream));
+            }
+        }
+    }
+
+    fn disconnect(&mut self, i: usize, why: &str) {
+        let a = &mut self.agents[i];
+        if let Some(mut c) = a.client.take() {
+            let _ = self.poll.registry().deregister(&mut c.stream);
+            let _ = c.stream.shutdown(std::net::Shutdown::Both);
+            (self.log)(&format!("ACRES_RL_DISCONNECTED {why}"));
+            // The bridge brakes and disables the drive-by-wire.
+            let off = DbwCommands {
+                dbw: Some(EnableCmd {
+                    enable: false,
+                    disable: true,
+                }),
+                ..DbwCommands::default()
+            };
+            a.plant.apply(&off);
+            a.plant.hold_brake = true;
+            a.arrived.clear();
+            a.queue.clear();
+            self.log_enable_change(i);
+        }
+    }
+
+    /// Reads an agent's socket; the lines get the arrival time `now`.
+    fn read_agent(&mut self, i: usize, now: Instant) {
+        let mut lines = Vec::new();
+        let res = match &mut self.agents[i].client {
+            Some(c) => c.read_lines(&mut lines),
+            None => return,
+        };
+        for l in lines {
+            if l.is_empty() {
+                continue;
+            }
+            match parse_line(&l) {
+                Ok(m) => {
+                    let a = &mut self.agents[i];
+                    for b in &m.bad {
+                        (self.log)(&format!("ACRES_RL_BAD_MESSAGE agent={} {b}", a.name));
+                    }
+                    for k in &m.unknown {
+                        if a.unknown_logged.insert(k.clone()) {
+                            (self.log)(&format!(
+                                "ACRES_RL_BAD_MESSAGE agent={} unknown key `{k}` (ignored)",
+                                a.name
+                            ));
+                        }
+                    }
+                    if m.hud.is_some() || m.reward.is_some() || m.success_pct.is_some() {
+                        (self.log)(&format!(
+                            "ACRES_RL_HUD agent={} hud={:?} reward={} success_pct={}",
+                            a.name,
+                            m.hud.as_deref().unwrap_or(""),
+                            m.reward.map_or("-".into(), |r| r.to_string()),
+                            m.success_pct.map_or("-".into(), |r| r.to_string()),
+                        ));
+                    }
+                    a.arrived.push((now, m));
+                }
+                Err(e) => (self.log)(&format!(
+                    "ACRES_RL_BAD_MESSAGE agent={} {e}",
+                    self.agents[i].name
+                )),
+            }
+        }
+        if let Err(why) = res {
+            self.disconnect(i, &why);
+        }
+    }
+
+    /// Moves the arrived lines into the queue with their due steps: `first` is the first
+    /// step of the frame of `n` steps, `prev` and `now` the wall times of the two reads.
+    fn schedule(&mut self, first: u64, n: u64, prev: Instant, now: Instant) {
+        let span = (now - prev).as_secs_f64();
+        for a in &mut self.agents {
+            for (t, msg) in a.arrived.drain(..) {
+                let f = if span > 0.0 {
+                    ((t.saturating_duration_since(prev)).as_secs_f64() / span).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                let due_step = first + (f * n as f64).ceil() as u64;
+                a.queue.push_back(Pending { due_step, msg });
+            }
+        }
+    }
+
+    fn frame(&mut self, n: u64, prev: Instant, now: Instant) {
+        self.schedule(self.step, n, prev, now);
+        for _ in 0..n {
+            self.physics_step();
+        }
+    }
+
+    fn log_enable_change(&mut self, i: usize) {
+        let a = &mut self.agents[i];
+        let on = a.plant.dbw.enabled();
+        if on != a.was_enabled {
+            a.was_enabled = on;
+            let what = if on { "ENABLED" } else { "DISABLED" };
+            (self.log)(&format!(
+                "ACRES_DBW_{what} agent={} t={:.3}",
+                a.name,
+                a.plant.time_s()
+            ));
+            if on {
+                a.plant.hold_brake = false;
+            }
+        }
+    }
+
+    /// One physics step of every vehicle: the commands due, a pending reset, the
+    /// reports and observation of this instant, then the physics.
+    fn physics_step(&mut self) {
+        let s = self.step;
+        for i in 0..self.agents.len() {
+            // Commands due at this step, in the order of arrival.
+            loop {
+                let a = &mut self.agents[i];
+                let Some(p) = a.queue.front() else { break };
+                if p.due_step > s {
+                    break;
+                }
+                let p = a.queue.pop_front().expect("a front");
+                if let Some(r) = p.msg.reset {
+                    self.request_reset(i, r);
+                }
+                let a = &mut self.agents[i];
+                if p.msg.has_dbw() {
+                    for e in a.plant.apply(&p.msg.dbw) {
+                        let kind = e.to_string();
+                        if a.rejected.insert(kind.clone()) {
+                            (self.log)(&format!("ACRES_DBW_REJECTED {kind}"));
+                        }
+                    }
+                }
+                self.log_enable_change(i);
+            }
+            let a = &mut self.agents[i];
+            if let Some(pose) = a.reset_pending.take() {
+                a.plant.place(pose);
+                a.reset_epoch += 1;
+                a.episode_start = s;
+            }
+            if a.client.is_some() {
+                if crate::plant::dbw::Dbw::is_report_step(s) {
+                    self.scratch.clear();
+                    let r = a.plant.report(&a.name);
+                    serde_json::to_writer(&mut self.scratch, &r).expect("a report serializes");
+                    self.scratch.push(b'\n');
+                    push(a, &self.scratch);
+                }
+                if s % (PHYSICS_HZ as u64 / 10) == 0 {
+                    self.scratch.clear();
+                    observation(a, &mut self.scratch);
+                    push(a, &self.scratch);
+                    a.lift_since_obs = false;
+                }
+            }
+            let info = a.plant.physics();
+            a.lift_since_obs |= info.wheel_lift;
+        }
+        self.step += 1;
+        for i in 0..self.agents.len() {
+            if self.agents[i]
+                .client
+                .as_ref()
+                .is_some_and(|c| c.pending() > MAX_PENDING_BYTES)
+            {
+                self.disconnect(i, "client does not read (1 MiB of output waits)");
+            }
+        }
+    }
+
+    fn request_reset(&mut self, i: usize, r: super::Reset) {
+        let a = &mut self.agents[i];
+        let s = &a.plant.vehicle.s;
+        let (x, y, yaw) = match (r.x, r.y, r.yaw_deg) {
+            (Some(x), Some(y), yaw) => {
+                let (_, _, spawn_yaw) = frame::pose_to_bridge(0.0, 0.0, a.spawn.yaw_rad);
+                frame::pose_from_bridge(x, y, yaw.unwrap_or(spawn_yaw))
+            }
+            // Only yaw_deg: the vehicle turns where it stands (as in Core).
+            (None, None, Some(yaw)) => {
+                let (_, _, yaw) = frame::pose_from_bridge(0.0, 0.0, yaw);
+                (s.x_m, s.y_m, yaw)
+            }
+            _ => (a.spawn.x_m, a.spawn.y_m, a.spawn.yaw_rad),
+        };
+        a.episode += 1;
+        a.reset_pending = Some(StartPose {
+            x_m: x,
+            y_m: y,
+            yaw_rad: yaw,
+            speed_mps: r.speed,
+        });
+        let (bx, by, bd) = frame::pose_to_bridge(x, y, yaw);
+        (self.log)(&format!(
+            "ACRES_RL_RESET episode={} x={bx:.2} y={by:.2} yaw={bd:.1} speed={:.2} restored_field={}",
+            a.episode, r.speed, r.restore_field as u8
+        ));
+    }
+
+    fn flush_all(&mut self) {
+        for i in 0..self.agents.len() {
+            let res = match &mut self.agents[i].client {
+                Some(c) if c.pending() > 0 => c.flush(),
+                _ => Ok(()),
+            };
+            if let Err(e) = res {
+                self.disconnect(i, &e.to_string());
+            }
+        }
+        if let Some((_, conns)) = &mut self.control {
+            for c in conns.iter_mut() {
+                let _ = c.flush();
+            }
+        }
+    }
+
+    /// Reads the control channel and answers its requests (lockstep).
+    fn serve_control(&mut self) {
+        let mut requests: Vec<(usize, String)> = Vec::new();
+        if let Some((_, conns)) = &mut self.control {
+            let mut gone = Vec::new();
+            for (k, c) in conns.iter_mut().enumerate() {
+                let mut lines = Vec::new();
+                if c.read_lines(&mut lines).is_err() {
+                    gone.push(k);
+                }
+                requests.extend(lines.into_iter().filter(|l| !l.is_empty()).map(|l| (k, l)));
+            }
+            for k in gone.into_iter().rev() {
+                // Keep the indices (tokens) stable: a closed connection stays, unread.
+                let _ = self.poll.registry().deregister(&mut conns[k].stream);
+            }
+        }
+        for (k, line) in requests {
+            let reply = self.control_request(&line);
+            if let Some((_, conns)) = &mut self.control {
+                let c = &mut conns[k];
+                c.out.extend_from_slice(reply.to_string().as_bytes());
+                c.out.push(b'\n');
+                let _ = c.flush();
+            }
+        }
+    }
+
+    fn control_request(&mut self, line: &str) -> serde_json::Value {
+        use serde_json::json;
+        let v: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return json!({"ok": false, "error": e.to_string()}),
+        };
+        let op = v
+            .get("op")
+            .or_else(|| v.get("cmd"))
+            .and_then(|o| o.as_str())
+            .unwrap_or("");
+        match op {
+            "hello" => {
+                let agents: Vec<serde_json::Value> = self
+                    .agents
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        json!({"name": a.name, "vehicle": "polaris", "index": i,
+                               "implement": "", "sensor_stream": 0,
+                               "rl_port": a.port, "can_udp": 0})
+                    })
+                    .collect();
+                json!({"ok": true, "op": "hello", "step": self.step, "agents": agents})
+            }
+            "step" => {
+                let steps = v.get("steps").map_or(Some(1), |s| s.as_u64());
+                let Some(k) = steps.filter(|k| (1..=1_000_000).contains(k)) else {
+                    return json!({"ok": false, "error": "steps: an integer from 1 to 1000000"});
+                };
+                // Everything the clients sent before this request applies at the next step.
+                let now = Instant::now();
+                for i in 0..self.agents.len() {
+                    self.read_agent(i, now);
+                }
+                let first = self.step;
+                for a in &mut self.agents {
+                    for (_, msg) in a.arrived.drain(..) {
+                        a.queue.push_back(Pending {
+                            due_step: first,
+                            msg,
+                        });
+                    }
+                }
+                for _ in 0..k {
+                    self.physics_step();
+                }
+                let barrier = format!("{{\"type\":\"barrier\",\"step\":{}}}\n", self.step);
+                for a in &mut self.agents {
+                    if let Some(c) = &mut a.client {
+                        c.out.extend_from_slice(barrier.as_bytes());
+                    }
+                }
+                self.flush_all();
+                json!({"ok": true, "op": "step", "barrier": self.step})
+            }
+            other => json!({"ok": false, "error": format!("unknown op `{other}` (hello, step)")}),
+        }
+    }
+}
+
+fn push(a: &mut Agent, bytes: &[u8]) {
+    if let Some(c) = &mut a.client {
+        c.out.extend_from_slice(bytes);
+    }
+}
+
+fn observation(a: &Agent, out: &mut Vec<u8>) {
+    let p = &a.plant;
+    let s = &p.vehicle.s;
+    let (x, y, yaw_deg) = frame::pose_to_bridge(s.x_m, s.y_m, s.yaw_rad);
+    let scan = p.scan();
+    let ground = p.ground();
+    // Down to the right, rad: the rise toward the left of the heading.
+    let left = p
+        .world
+        .ground_at(s.x_m, s.y_m, s.yaw_rad + std::f64::consts::FRAC_PI_2)
+        .grade;
+    let o = Observation {
+        t: p.time_s(),
+        episode_t: (p.step_index() - a.episode_start) as f64 / PHYSICS_HZ as f64,
+        x,
+        y,
+        z: p.world.elevation_at(s.x_m, s.y_m),
+        yaw_deg,
+        vx: s.vx_mps,
+        vy: frame::flip(s.vy_mps),
+        yaw_rate: frame::flip(s.yaw_rate_rps),
+        cross_slope: left.atan(),
+        steer_rad: p.dbw.road_wheel_rad(),
+        lidar: lidar_summary(scan.ranges()),
+        episode: a.episode,
+        reset_pending: a.reset_pending.is_some(),
+        reset_epoch: a.reset_epoch,
+        // No driving action (steer, pedal) is ever in effect on a Polaris.
+        stale: true,
+        agent: &a.name,
+        vehicle: "polaris",
+        ax: s.ax_mps2,
+        ay: frame::flip(s.ay_mps2),
+        wheel_lift: a.lift_since_obs,
+        collided: p.collided(),
+        ground_class: ground.class,
+        gear: p.dbw.gear(),
+        dbw_enabled: p.dbw.enabled(),
+        scan: scan
+            .ranges()
+            .iter()
+            .map(|r| r.is_finite().then_some(*r))
+            .collect(),
+    };
+    serde_json::to_writer(&mut *out, &o).expect("an observation serializes");
+    out.push(b'\n');
+}
+
+/// A server running on its thread: its ports, the control port, the stop flag, the
+/// thread.
+pub type Spawned = (
+    Vec<u16>,
+    Option<u16>,
+    Arc<AtomicBool>,
+    std::thread::JoinHandle<io::Result<()>>,
+);
+
+/// Runs a server on a thread (tests, benchmarks and `acres envelope measure --bridge`).
+pub fn spawn(
+    config: &Config,
+    scenario: &Scenario,
+    opts: &ServeOptions,
+    log: LogSink,
+) -> Result<Spawned, String> {
+    let mut server = Server::bind(config, scenario, opts, log)?;
+    let ports = server.ports();
+    let control = server.control_port();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let handle = std::thread::spawn(move || server.run(&flag));
+    Ok((ports, control, stop, handle))
+}

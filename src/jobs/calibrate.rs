@@ -1,0 +1,824 @@
+//! The speed envelope from measured stops (vehicle-software.md "Speed Envelope"): the
+//! measurements of [`crate::jobs::measure`] as CSV rows, and the rules that turn them into the
+//! class tables of `envelope_v1.json`.
+//!
+//! The rules, per class, over the ground states of a grip level (`unknown`: all measured
+//! states, the worst of each limit; `dry`: the dry state):
+//! - deceleration `a = 0.8 × min(measured stop deceleration, the controller limit)`;
+//! - obstacle margin `d_m = 1.5 m + the longest tail + the follow addition`, the follow
+//!   addition being what the follow test needs to keep 1.5 m from a wall:
+//!   `max(0, margin used − gap − longest tail)`;
+//! - speed: the lowest of the project cap (7.8 m/s on roads and lanes, 5.6 m/s on soft
+//!   ground), the largest speed with `d_stop ≤` the scan reach (40 m), and the largest
+//!   measured speed with no wheel lift in a steering step below the lowest that lifts;
+//! - speed command = speed − the largest overshoot of the speed controller.
+//!
+//! Values are rounded to 0.1 in the safe direction (speeds and decelerations down,
+//! margins up), as in the reference table. The lateral limit is not measured: each class
+//! keeps that of the configured envelope.
+
+use crate::chain::envelope::{
+    ClassLimits, ClassTable, EnvelopeConfig, GripTables, GroundClass, StopRule,
+};
+use crate::config::Config;
+use crate::jobs::measure::{FollowTest, SteeringStep, StopTest};
+use crate::plant::vehicle::GroundState;
+use serde::{Deserialize, Serialize};
+
+/// The base of the obstacle margin, m: the gap to keep from a wall.
+pub const BASE_MARGIN_M: f64 = 1.5;
+
+/// The project's speed cap of a class, m/s: 7.8 on roads and lanes, 5.6 on soft ground.
+pub fn project_cap(class: GroundClass) -> f64 {
+    match class {
+        GroundClass::Grass | GroundClass::Field => 5.6,
+        _ => 7.8,
+    }
+}
+
+/// The kind of a measurement row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestKind {
+    Stop,
+    Follow,
+    Steer,
+}
+
+/// One measurement: a row of `data/stops/*.csv`. Columns that do not belong to the kind
+/// of test are empty.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Measurement {
+    pub test: TestKind,
+    pub class: GroundClass,
+    pub state: GroundState,
+    /// The speed commanded (stop, steer) or the route's speed (follow), m/s.
+    pub speed_mps: f64,
+    pub overshoot_mps: Option<f64>,
+    pub stop_distance_m: Option<f64>,
+    pub decel_mps2: Option<f64>,
+    pub tail_m: Option<f64>,
+    pub stop_time_s: Option<f64>,
+    pub gap_m: Option<f64>,
+    pub margin_used_m: Option<f64>,
+    pub collided: Option<bool>,
+    pub wheel_lift: Option<bool>,
+    pub max_lateral_accel_mps2: Option<f64>,
+}
+
+/// The CSV columns, in order.
+pub const COLUMNS: [&str; 14] = [
+    "test",
+    "class",
+    "state",
+    "speed_mps",
+    "overshoot_mps",
+    "stop_distance_m",
+    "decel_mps2",
+    "tail_m",
+    "stop_time_s",
+    "gap_m",
+    "margin_used_m",
+    "collided",
+    "wheel_lift",
+    "max_lateral_accel_mps2",
+];
+
+impl Measurement {
+    fn base(test: TestKind, class: GroundClass, state: GroundState, speed_mps: f64) -> Self {
+        Measurement {
+            test,
+            class,
+            state,
+            speed_mps,
+            overshoot_mps: None,
+            stop_distance_m: None,
+            decel_mps2: None,
+            tail_m: None,
+            stop_time_s: None,
+            gap_m: None,
+            margin_used_m: None,
+            collided: None,
+            wheel_lift: None,
+            max_lateral_accel_mps2: None,
+        }
+    }
+
+    /// The row of a stop test.
+    pub fn stop(class: GroundClass, state: GroundState, speed: f64, r: &StopTest) -> Self {
+        Measurement {
+            overshoot_mps: Some(r.overshoot_mps),
+            stop_distance_m: Some(r.stop_distance_m),
+            decel_mps2: Some(r.decel_mps2),
+            tail_m: Some(r.tail_m),
+            stop_time_s: Some(r.stop_time_s),
+            ..Self::base(TestKind::Stop, class, state, speed)
+        }
+    }
+
+    /// The row of a follow test.
+    pub fn follow(class: GroundClass, state: GroundState, speed: f64, r: &FollowTest) -> Self {
+        Measurement {
+            gap_m: Some(r.gap_m),
+            margin_used_m: Some(r.margin_used_m),
+            collided: Some(r.collided),
+            ..Self::base(TestKind::Follow, class, state, speed)
+        }
+    }
+
+    /// The row of a steering step.
+    pub fn steer(class: GroundClass, state: GroundState, speed: f64, r: &SteeringStep) -> Self {
+        Measurement {
+            wheel_lift: Some(r.wheel_lift),
+            max_lateral_accel_mps2: Some(r.max_lateral_accel_mps2),
+            ..Self::base(TestKind::Steer, class, state, speed)
+        }
+    }
+
+    /// The row as CSV fields, in the order of [`COLUMNS`].
+    pub fn fields(&self) -> Vec<String> {
+        let f = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
+        let b = |x: Option<bool>| x.map(|v| v.to_string()).unwrap_or_default();
+        let kind = match self.test {
+            TestKind::Stop => "stop",
+            TestKind::Follow => "follow",
+            TestKind::Steer => "steer",
+        };
+        vec![
+            kind.into(),
+            self.class.name().into(),
+            match self.state {
+                GroundState::Dry => "dry".into(),
+                GroundState::Wet => "wet".into(),
+            },
+            format!("{}", self.speed_mps),
+            f(self.overshoot_mps),
+            f(self.stop_distance_m),
+            f(self.decel_mps2),
+            f(self.tail_m),
+            f(self.stop_time_s),
+            f(self.gap_m),
+            f(self.margin_used_m),
+            b(self.collided),
+            b(self.wheel_lift),
+            f(self.max_lateral_accel_mps2),
+        ]
+    }
+}
+
+/// An error of a measurement file or of the calibration: it names the file, the row
+/// (its line) and the column, or the class.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    #[error("{file}: line {line}, column `{column}`: {message}")]
+    Cell {
+        file: String,
+        line: u64,
+        column: String,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    File { file: String, message: String },
+}
+
+/// Reads the measurement rows of a CSV file (named `file` in errors).
+pub fn read_csv(
+    file: &str,
+    input: impl std::io::Read,
+) -> Result<Vec<Measurement>, CalibrationError> {
+    let ferr = |message: String| CalibrationError::File {
+        file: file.to_string(),
+        message,
+    };
+    let mut rd = csv::Reader::from_reader(input);
+    let headers = rd.headers().map_err(|e| ferr(e.to_string()))?.clone();
+    let mut idx = [0usize; 14];
+    for (k, c) in COLUMNS.iter().enumerate() {
+        idx[k] = headers.iter().position(|h| h == *c).ok_or_else(|| {
+            ferr(format!(
+                "missing column `{c}` (the columns: {})",
+                COLUMNS.join(", ")
+            ))
+        })?;
+    }
+    let mut out = Vec::new();
+    for rec in rd.records() {
+        let rec = rec.map_err(|e| ferr(e.to_string()))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let cell = |k: usize, message: String| CalibrationError::Cell {
+            file: file.to_string(),
+            line,
+            column: COLUMNS[k].to_string(),
+            message,
+        };
+        let text = |k: usize| rec.get(idx[k]).unwrap_or("").trim();
+        let num = |k: usize| -> Result<Option<f64>, CalibrationError> {
+            let t = text(k);
+            if t.is_empty() {
+                return Ok(None);
+            }
+            match t.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(Some(v)),
+                _ => Err(cell(k, format!("`{t}` is not a finite number"))),
+            }
+        };
+        let flag = |k: usize| -> Result<Option<bool>, CalibrationError> {
+            match text(k) {
+                "" => Ok(None),
+                "true" => Ok(Some(true)),
+                "false" => Ok(Some(false)),
+                t => Err(cell(k, format!("`{t}` is not true or false"))),
+            }
+        };
+        let test = match text(0) {
+            "stop" => TestKind::Stop,
+            "follow" => TestKind::Follow,
+            "steer" => TestKind::Steer,
+            t => return Err(cell(0, format!("`{t}` is not stop, follow or steer"))),
+        };
+        let class: GroundClass = text(1).parse().map_err(|e: String| cell(1, e))?;
+        let state = match text(2) {
+            "dry" => GroundState::Dry,
+            "wet" => GroundState::Wet,
+            t => return Err(cell(2, format!("`{t}` is not dry or wet"))),
+        };
+        let speed = num(3)?.ok_or_else(|| cell(3, "a number is needed".into()))?;
+        let m = Measurement {
+            test,
+            class,
+            state,
+            speed_mps: speed,
+            overshoot_mps: num(4)?,
+            stop_distance_m: num(5)?,
+            decel_mps2: num(6)?,
+            tail_m: num(7)?,
+            stop_time_s: num(8)?,
+            gap_m: num(9)?,
+            margin_used_m: num(10)?,
+            collided: flag(11)?,
+            wheel_lift: flag(12)?,
+            max_lateral_accel_mps2: num(13)?,
+        };
+        // The columns each kind needs.
+        let need: &[usize] = match test {
+            TestKind::Stop => &[4, 5, 6, 7],
+            TestKind::Follow => &[9, 10],
+            TestKind::Steer => &[12],
+        };
+        for &k in need {
+            if text(k).is_empty() {
+                return Err(cell(k, format!("a {} test needs a value", text(0))));
+            }
+        }
+        out.push(m);
+    }
+    if out.is_empty() {
+        return Err(ferr("no measurements".into()));
+    }
+    Ok(out)
+}
+
+/// How one class row of one grip level came about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Derivation {
+    pub grip: String,
+    pub class: GroundClass,
+    pub stops: usize,
+    pub measured_decel_mps2: f64,
+    pub longest_tail_m: f64,
+    pub follow_addition_m: f64,
+    pub largest_overshoot_mps: f64,
+    pub project_cap_mps: f64,
+    pub speed_for_reach_mps: f64,
+    /// The largest speed with no wheel lift below the lowest that lifts (None: none lifts).
+    pub speed_no_lift_mps: Option<f64>,
+    /// What bound the speed: `project cap`, `stop distance` or `wheel lift`.
+    pub binding: &'static str,
+    pub limits: ClassLimits,
+}
+
+fn floor1(x: f64) -> f64 {
+    (x * 10.0 + 1e-9).floor() / 10.0
+}
+
+fn ceil1(x: f64) -> f64 {
+    (x * 10.0 - 1e-9).ceil() / 10.0
+}
+
+/// The limits of one class from its measurements in the given states.
+pub fn derive(
+    config: &Config,
+    rows: &[Measurement],
+    class: GroundClass,
+    states: &[GroundState],
+    grip: &str,
+) -> Result<Derivation, String> {
+    let mine = |k: TestKind| {
+        rows.iter()
+            .filter(move |m| m.test == k && m.class == class && states.contains(&m.state))
+    };
+    let stops: Vec<&Measurement> = mine(TestKind::Stop).collect();
+    if stops.is_empty() {
+        return Err(format!(
+            "class `{class}` has no stop tests in the {} state(s)",
+            states
+                .iter()
+                .map(|s| if *s == GroundState::Dry { "dry" } else { "wet" })
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    }
+    let measured = stops
+        .iter()
+        .filter_map(|m| m.decel_mps2)
+        .fold(f64::INFINITY, f64::min);
+    let controller = config.control.dbw.ulc.limit_decel_mps2;
+    let decel = floor1(0.8 * measured.min(controller));
+    if decel.is_nan() || decel <= 0.0 {
+        return Err(format!(
+            "class `{class}`: the measured deceleration is not positive"
+        ));
+    }
+    let tail = stops.iter().filter_map(|m| m.tail_m).fold(0.0, f64::max);
+    let follow_add = mine(TestKind::Follow)
+        .filter_map(|m| Some(m.margin_used_m? - m.gap_m? - tail))
+        .fold(0.0, f64::max);
+    let margin = ceil1(BASE_MARGIN_M + tail + follow_add);
+    let overshoot = stops
+        .iter()
+        .filter_map(|m| m.overshoot_mps)
+        .fold(0.0, f64::max);
+    let rule = StopRule {
+        obstacle_margin_m: margin,
+        stop_time_s: config.envelope.stop_time_s(),
+        decel_mps2: decel,
+    };
+    let reach = rule.stop_cap(config.control.corridor.range_m);
+    // Wheel lift: the largest measured speed without lift below the lowest that lifts.
+    let steers: Vec<&Measurement> = mine(TestKind::Steer).collect();
+    let lowest_lift = steers
+        .iter()
+        .filter(|m| m.wheel_lift == Some(true))
+        .map(|m| m.speed_mps)
+        .fold(f64::INFINITY, f64::min);
+    let no_lift = lowest_lift.is_finite().then(|| {
+        steers
+            .iter()
+            .filter(|m| m.wheel_lift == Some(false) && m.speed_mps < lowest_lift)
+            .map(|m| m.speed_mps)
+            .fold(0.0, f64::max)
+    });
+    let cap = project_cap(class);
+    let mut speed = cap;
+    let mut binding = "project cap";
+    if reach < speed {
+        speed = reach;
+        binding = "stop distance";
+    }
+    if let Some(v) = no_lift
+        && v < speed
+    {
+        speed = v;
+        binding = "wheel lift";
+    }
+    let speed = floor1(speed);
+    let lateral = config
+        .envelope
+        .grips
+        .unknown
+        .get(class)
+        .lateral_accel_max_mps2;
+    Ok(Derivation {
+        grip: grip.to_string(),
+        class,
+        stops: stops.len(),
+        measured_decel_mps2: measured,
+        longest_tail_m: tail,
+        follow_addition_m: follow_add,
+        largest_overshoot_mps: overshoot,
+        project_cap_mps: cap,
+        speed_for_reach_mps: reach,
+        speed_no_lift_mps: no_lift,
+        binding,
+        limits: ClassLimits {
+            speed_command_mps: floor1((speed - overshoot).max(0.0)),
+            speed_mps: speed,
+            decel_mps2: decel,
+            obstacle_margin_m: margin,
+            lateral_accel_max_mps2: lateral,
+        },
+    })
+}
+
+/// The calibrated envelope and how each row came about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Calibration {
+    pub envelope: EnvelopeConfig,
+    pub derivations: Vec<Derivation>,
+}
+
+fn table(rows: [ClassLimits; 7]) -> ClassTable {
+    let [asphalt, concrete, gravel, grass_lane, dirt, grass, field] = rows;
+    ClassTable {
+        asphalt,
+        concrete,
+        gravel,
+        grass_lane,
+        dirt,
+        grass,
+        field,
+    }
+}
+
+/// The envelope of the measurements: `unknown` over every measured state, `dry` from
+/// the dry state where there are dry measurements. Latency and response are the
+/// configured ones.
+pub fn calibrate(config: &Config, rows: &[Measurement]) -> Result<Calibration, String> {
+    let mut states: Vec<GroundState> = Vec::new();
+    for m in rows {
+        if !states.contains(&m.state) {
+            states.push(m.state);
+        }
+    }
+    let mut derivations = Vec::new();
+    let mut level = |grip: &str, states: &[GroundState]| -> Result<ClassTable, String> {
+        let mut out = Vec::new();
+        for class in GroundClass::ALL {
+            let d = derive(config, rows, class, states, grip)?;
+            out.push(d.limits);
+            derivations.push(d);
+        }
+        Ok(table(out.try_into().expect("seven classes")))
+    };
+    let unknown = level("unknown", &states)?;
+    let dry = if states.contains(&GroundState::Dry) {
+        Some(level("dry", &[GroundState::Dry])?)
+    } else {
+        None
+    };
+    Ok(Calibration {
+        envelope: EnvelopeConfig {
+            latency_s: config.envelope.latency_s,
+            response_s: config.envelope.response_s,
+            grips: GripTables { unknown, dry },
+        },
+        derivations,
+    })
+}
+
+/// One difference of two envelopes: the grip, the class, the key and both values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnvelopeDiff {
+    pub grip: String,
+    pub class: String,
+    pub key: &'static str,
+    pub configured: Option<f64>,
+    pub calibrated: Option<f64>,
+}
+
+/// Where `calibrated` differs from `configured`.
+pub fn differences(configured: &EnvelopeConfig, calibrated: &EnvelopeConfig) -> Vec<EnvelopeDiff> {
+    let mut out = Vec::new();
+    for grip in crate::chain::envelope::Grip::ALL {
+        let (a, b) = (configured.table(grip), calibrated.table(grip));
+        if a.is_none() && b.is_none() {
+            continue;
+        }
+        for class in GroundClass::ALL {
+            let vals = |t: Option<&ClassTable>| -> [Option<f64>; 5] {
+                match t.map(|t| t.get(class)) {
+                    Some(l) => [
+                        Some(l.speed_command_mps),
+                        Some(l.speed_mps),
+                        Some(l.decel_mps2),
+                        Some(l.obstacle_margin_m),
+                        Some(l.lateral_accel_max_mps2),
+                    ],
+                    None => [None; 5],
+                }
+            };
+            let keys = [
+                "speed_command_mps",
+                "speed_mps",
+                "decel_mps2",
+                "obstacle_margin_m",
+                "lateral_accel_max_mps2",
+            ];
+            for ((key, x), y) in keys.into_iter().zip(vals(a)).zip(vals(b)) {
+                if x != y {
+                    out.push(EnvelopeDiff {
+                        grip: grip.name().to_string(),
+                        class: class.name().to_string(),
+                        key,
+                        configured: x,
+                        calibrated: y,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One planned test of `acres envelope measure`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Planned {
+    pub test: TestKind,
+    pub class: GroundClass,
+    pub state: GroundState,
+    pub speed_mps: f64,
+}
+
+/// The speeds of the stop tests and steering steps of a class: every whole m/s from 1
+/// (2 for steering steps) and the project cap.
+pub fn test_speeds(class: GroundClass, from: f64) -> Vec<f64> {
+    let cap = project_cap(class);
+    let mut v: Vec<f64> = (0..)
+        .map(|k| from + k as f64)
+        .take_while(|s| *s < cap - 1e-9)
+        .collect();
+    v.push(cap);
+    v
+}
+
+/// The tests of a measurement: for each class and state the stop tests, the follow test
+/// at the project cap, and the steering steps with the corner rule on.
+pub fn plan(classes: &[GroundClass], states: &[GroundState]) -> Vec<Planned> {
+    let mut out = Vec::new();
+    for &class in classes {
+        for &state in states {
+            let p = |test, speed_mps| Planned {
+                test,
+                class,
+                state,
+                speed_mps,
+            };
+            out.extend(
+                test_speeds(class, 1.0)
+                    .into_iter()
+                    .map(|v| p(TestKind::Stop, v)),
+            );
+            out.push(p(TestKind::Follow, project_cap(class)));
+            out.extend(
+                test_speeds(class, 2.0)
+                    .into_iter()
+                    .map(|v| p(TestKind::Steer, v)),
+            );
+        }
+    }
+    out
+}
+
+/// Runs one planned stop test or steering step on a rig (a vehicle behind a bridge); the
+/// follow test needs a wall in the world and runs only in the process.
+pub fn run_test_on(
+    config: &Config,
+    rig: &mut dyn crate::jobs::measure::Rig,
+    t: &Planned,
+) -> Result<Measurement, String> {
+    use crate::jobs::measure::{steering_step_on, stop_test_on};
+    Ok(match t.test {
+        TestKind::Stop => Measurement::stop(
+            t.class,
+            t.state,
+            t.speed_mps,
+            &stop_test_on(config, rig, t.speed_mps)?,
+        ),
+        TestKind::Steer => Measurement::steer(
+            t.class,
+            t.state,
+            t.speed_mps,
+            &steering_step_on(config, rig, t.class, t.speed_mps, 0.2, true)?,
+        ),
+        TestKind::Follow => return Err("the follow test runs only in the process".into()),
+    })
+}
+
+/// Runs one planned test on the simulated Polaris.
+pub fn run_test(config: &Config, t: &Planned) -> Measurement {
+    use crate::jobs::measure::{follow_test, steering_step, stop_test};
+    match t.test {
+        TestKind::Stop => Measurement::stop(
+            t.class,
+            t.state,
+            t.speed_mps,
+            &stop_test(config, t.class, t.state, t.speed_mps),
+        ),
+        TestKind::Follow => Measurement::follow(
+            t.class,
+            t.state,
+            t.speed_mps,
+            &follow_test(config, t.class, t.state, t.speed_mps),
+        ),
+        TestKind::Steer => Measurement::steer(
+            t.class,
+            t.state,
+            t.speed_mps,
+            &steering_step(config, t.class, t.state, t.speed_mps, 0.2, true),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-made table: every class and state with stops at 2 and 7 m/s (the given
+    /// deceleration, tail and overshoot), a follow test leaving `gap` of 2.5 m, and
+    /// steering steps at 3 to 7 m/s that lift from `lift_from`.
+    fn table(decel: f64, tail: f64, overshoot: f64, gap: f64, lift_from: f64) -> Vec<Measurement> {
+        let mut rows = Vec::new();
+        for class in GroundClass::ALL {
+            for state in [GroundState::Dry, GroundState::Wet] {
+                for v in [2.0, 7.0] {
+                    let r = StopTest {
+                        overshoot_mps: overshoot,
+                        speed_at_stop_mps: v,
+                        stop_distance_m: v * v / 3.0,
+                        decel_mps2: decel,
+                        tail_m: tail,
+                        stop_time_s: v / 1.5,
+                    };
+                    rows.push(Measurement::stop(class, state, v, &r));
+                }
+                let f = FollowTest {
+                    gap_m: gap,
+                    margin_used_m: 2.5,
+                    max_speed_mps: 6.9,
+                    collided: false,
+                };
+                rows.push(Measurement::follow(class, state, 7.8, &f));
+                for v in [3.0, 4.0, 5.0, 6.0, 7.0] {
+                    let s = SteeringStep {
+                        wheel_lift: v >= lift_from,
+                        max_lateral_accel_mps2: 3.0,
+                        min_inner_load: 0.5,
+                    };
+                    rows.push(Measurement::steer(class, state, v, &s));
+                }
+            }
+        }
+        rows
+    }
+
+    fn gravel(c: &Calibration) -> &Derivation {
+        c.derivations
+            .iter()
+            .find(|d| d.grip == "unknown" && d.class == GroundClass::Gravel)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_rules_on_a_plain_table_give_the_reference_values() {
+        let cfg = Config::builtin();
+        // Deceleration above the controller limit: a = 0.8 × 1.5; tail 0.9 m, follow
+        // gap at the margin: d_m = 1.5 + 0.9 = 2.4; overshoot 0.9: command 6.9.
+        let c = calibrate(&cfg, &table(1.8, 0.9, 0.9, 2.5, 99.0)).unwrap();
+        let d = gravel(&c);
+        assert_eq!(d.binding, "project cap");
+        let l = d.limits;
+        assert_eq!((l.speed_mps, l.speed_command_mps), (7.8, 6.9));
+        assert_eq!((l.decel_mps2, l.obstacle_margin_m), (1.2, 2.4));
+        let grass = c.envelope.grips.unknown.grass;
+        assert_eq!((grass.speed_mps, grass.speed_command_mps), (5.6, 4.7));
+        // The stop distance at the calibrated speed: 35.55 m, inside the 40 m reach.
+        let rule = c.envelope.stop_rule(&l);
+        assert!((rule.stop_distance(7.8) - 35.55).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_40_m_rule_binds_with_a_weak_deceleration() {
+        let cfg = Config::builtin();
+        // a = 0.8 × 0.9 = 0.72 → 0.7: d_stop(7.8) = 1.6 + 7.8 + 43.5 > 40.
+        let c = calibrate(&cfg, &table(0.9, 0.1, 0.2, 2.5, 99.0)).unwrap();
+        let d = gravel(&c);
+        assert_eq!(d.binding, "stop distance");
+        assert_eq!(d.limits.decel_mps2, 0.7);
+        let rule = c.envelope.stop_rule(&d.limits);
+        assert!(rule.stop_distance(d.limits.speed_mps) <= 40.0);
+        assert!(rule.stop_distance(d.limits.speed_mps + 0.1) > 40.0);
+        assert_eq!(d.limits.speed_mps, 6.6);
+    }
+
+    #[test]
+    fn wheel_lift_binds_the_speed() {
+        let cfg = Config::builtin();
+        let c = calibrate(&cfg, &table(1.8, 0.1, 0.2, 2.5, 6.0)).unwrap();
+        let d = gravel(&c);
+        assert_eq!(d.binding, "wheel lift");
+        assert_eq!(d.speed_no_lift_mps, Some(5.0));
+        assert_eq!((d.limits.speed_mps, d.limits.speed_command_mps), (5.0, 4.8));
+    }
+
+    #[test]
+    fn a_long_tail_an_overshoot_and_a_short_follow_gap_change_the_result() {
+        let cfg = Config::builtin();
+        let base = calibrate(&cfg, &table(1.8, 0.1, 0.2, 2.5, 99.0)).unwrap();
+        let b = gravel(&base).limits;
+        assert_eq!((b.obstacle_margin_m, b.speed_command_mps), (1.6, 7.6));
+        // One long tail on one class and state: that class's margin grows, in both grips
+        // where the state is dry, only in unknown where it is wet.
+        let mut rows = table(1.8, 0.1, 0.2, 2.5, 99.0);
+        for r in rows.iter_mut() {
+            if r.class == GroundClass::Gravel
+                && r.state == GroundState::Wet
+                && r.test == TestKind::Stop
+            {
+                r.tail_m = Some(0.7);
+                r.overshoot_mps = Some(0.9);
+            }
+        }
+        let c = calibrate(&cfg, &rows).unwrap();
+        let u = c.envelope.grips.unknown.gravel;
+        let dry = c.envelope.grips.dry.as_ref().unwrap().gravel;
+        assert_eq!((u.obstacle_margin_m, u.speed_command_mps), (2.2, 6.9));
+        assert_eq!((dry.obstacle_margin_m, dry.speed_command_mps), (1.6, 7.6));
+        assert_eq!(
+            c.envelope.grips.unknown.dirt,
+            base.envelope.grips.unknown.dirt
+        );
+        // A follow test that stopped 1.0 m from the wall with a 2.5 m margin: the addition
+        // is 2.5 − 1.0 − 0.1 = 1.4 m, the margin 1.5 + 0.1 + 1.4 = 3.0 m.
+        let c = calibrate(&cfg, &table(1.8, 0.1, 0.2, 1.0, 99.0)).unwrap();
+        let d = gravel(&c);
+        assert!((d.follow_addition_m - 1.4).abs() < 1e-9);
+        assert_eq!(d.limits.obstacle_margin_m, 3.0);
+    }
+
+    #[test]
+    fn the_shipped_measurements_calibrate_a_sound_table() {
+        let cfg = Config::builtin();
+        let text = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/stops/measurements.csv"
+        ));
+        let rows = read_csv("measurements.csv", text.as_bytes()).unwrap();
+        let c = calibrate(&cfg, &rows).unwrap();
+        let dry = c.envelope.grips.dry.as_ref().expect("dry measurements");
+        let reach = cfg.control.corridor.range_m;
+        for class in GroundClass::ALL {
+            let u = c.envelope.grips.unknown.get(class);
+            let d = dry.get(class);
+            for l in [u, d] {
+                assert!(
+                    l.speed_mps <= project_cap(class) && l.speed_mps > 0.0,
+                    "{class}"
+                );
+                assert!(l.speed_command_mps <= l.speed_mps, "{class}");
+                assert!(
+                    c.envelope.stop_rule(l).stop_distance(l.speed_mps) <= reach,
+                    "{class}"
+                );
+            }
+            assert!(d.speed_mps >= u.speed_mps && d.speed_command_mps >= u.speed_command_mps);
+            assert!(d.decel_mps2 >= u.decel_mps2 && d.obstacle_margin_m <= u.obstacle_margin_m);
+        }
+        // Every class and state was measured.
+        for class in GroundClass::ALL {
+            for state in [GroundState::Dry, GroundState::Wet] {
+                assert!(
+                    rows.iter()
+                        .any(|m| m.class == class && m.state == state && m.test == TestKind::Stop)
+                );
+            }
+        }
+        // The shipped dry table is this calibration's.
+        assert_eq!(cfg.envelope.grips.dry.as_ref(), Some(dry));
+    }
+
+    #[test]
+    fn bad_measurement_files_name_the_row_and_the_column() {
+        let good = "test,class,state,speed_mps,overshoot_mps,stop_distance_m,decel_mps2,tail_m,stop_time_s,gap_m,margin_used_m,collided,wheel_lift,max_lateral_accel_mps2\n\
+                    stop,gravel,dry,7,0.1,16,1.6,0.08,4.8,,,,,\n";
+        assert_eq!(read_csv("m.csv", good.as_bytes()).unwrap().len(), 1);
+        let e = read_csv(
+            "m.csv",
+            good.replace("tail_m,", "").replace("0.08,", "").as_bytes(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("m.csv") && e.contains("missing column `tail_m`"),
+            "{e}"
+        );
+        let e = read_csv("m.csv", good.replace("1.6,", "fast,").as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("line 2") && e.contains("`decel_mps2`") && e.contains("fast"),
+            "{e}"
+        );
+        let e = read_csv("m.csv", good.replace(",0.08,", ",,").as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("`tail_m`"), "{e}");
+        let e = read_csv("m.csv", good.replace("gravel", "sand").as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`class`") && e.contains("sand"), "{e}");
+        // A class with no stops.
+        let rows = read_csv("m.csv", good.as_bytes()).unwrap();
+        let e = calibrate(&Config::builtin(), &rows).unwrap_err();
+        assert!(e.contains("asphalt") && e.contains("no stop tests"), "{e}");
+    }
+}
