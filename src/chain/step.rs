@@ -6,16 +6,21 @@
 //! bit for bit. Its only memory is the driver's place on the path and the last output.
 
 use crate::chain::checker::{Chunk, StartState, TrajectoryChecker, convert};
-use crate::chain::driver::{Driver, DriverState};
+use crate::chain::driver::{Driver, DriverOutput, DriverState};
 use crate::chain::envelope::{Grip, GroundClass};
 use crate::chain::path::Path;
 use crate::chain::scan::{Scan, ScanError};
-use crate::chain::shield::{Command, Intervention, Pose, Shield, ShieldInput, ShieldScratch};
+use crate::chain::shield::{
+    Command, Intervention, Pose, Shield, ShieldInput, ShieldOutput, ShieldScratch,
+};
 use crate::config::{ChainConfig, Config};
 use serde::{Deserialize, Serialize};
 
 /// The control rate of the chain, Hz.
 pub const CONTROL_HZ: u32 = 50;
+
+/// The control period, s.
+const CONTROL_DT_S: f64 = 1.0 / CONTROL_HZ as f64;
 
 /// A gear of the Polaris, with the numbers of vehicle-bridge.md `gear_cmd`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -285,6 +290,10 @@ impl Chain {
         Ok(self.step_inner(input, Some(request), None)?.0)
     }
 
+    /// One step of the chain's layers (vehicle-software.md "What the Model Does", 3 to 6):
+    /// the request (driver, proposal or a fixed command), the shield, then the actuator
+    /// limits, the gear logic and the launch hold. `judge` is another command that the
+    /// shield judges at the same instant.
     fn step_inner(
         &mut self,
         input: &ChainInput,
@@ -292,24 +301,76 @@ impl Chain {
         judge: Option<Command>,
     ) -> Result<(CommandRow, Vec<Intervention>), ChainError> {
         let st = &input.state;
-        for (name, v) in [
-            ("pose.x_m", st.pose.x_m),
-            ("pose.y_m", st.pose.y_m),
-            ("pose.yaw_rad", st.pose.yaw_rad),
-            ("speed_mps", st.speed_mps),
-            ("yaw_rate_rps", st.yaw_rate_rps),
-        ] {
-            if !v.is_finite() {
-                return Err(ChainError::State(name));
-            }
-        }
+        check_state(st)?;
         self.shield.geometry().check(input.scan)?;
-        let dt = 1.0 / CONTROL_HZ as f64;
-        // The first step starts the limits from the vehicle's motion: its speed and the
-        // curvature of its yaw rate (0 when standing), so that a moving start is not
-        // braked to ramp up again.
-        let last = *self.last.get_or_insert_with(|| {
-            let moving = st.speed_mps.abs() >= self.cfg.standstill_mps;
+        let last = self.start_or_last(st);
+
+        let drv = self
+            .driver
+            .step(&self.path, &mut self.driver_state, st.pose, st.speed_mps);
+        let (mut source, mut requested, verdict) = self.request(input, &drv, last);
+        if let Some(f) = fixed {
+            source = Source::Fixed;
+            requested = f;
+        }
+
+        let part = self.path.parts()[self.driver_state.part].clone();
+        let sin = ShieldInput {
+            pose: st.pose,
+            speed_mps: st.speed_mps,
+            scan: input.scan,
+            reference_curvature_per_m: drv.reference_curvature_per_m,
+            reference: Some((&self.path, &part, drv.projection.station_m)),
+            class: drv.class,
+        };
+        let judged = judge
+            .map(|c| {
+                self.shield
+                    .limit_with(c, &sin, &mut self.scratch)
+                    .interventions
+            })
+            .unwrap_or_default();
+        let shielded = shield_and_rate(
+            &self.shield,
+            &mut self.scratch,
+            &sin,
+            requested,
+            last,
+            self.cfg.curvature_rate_max_per_m_s * CONTROL_DT_S,
+        );
+        let (v, gear, brake_hold) = gear_logic(&self.cfg, st, shielded.command.speed_mps, last);
+        let out = Command {
+            curvature_per_m: shielded.command.curvature_per_m,
+            speed_mps: v,
+        };
+        self.last = Some(out);
+        let row = CommandRow {
+            step: input.step,
+            time_s: input.step as f64 * CONTROL_DT_S,
+            source,
+            requested,
+            curvature_per_m: out.curvature_per_m,
+            speed_mps: out.speed_mps,
+            gear,
+            brake_hold,
+            interventions: shielded.interventions,
+            verdict,
+            obstacle_distance_m: shielded.obstacle_distance_m,
+            class: drv.class,
+            station_m: drv.projection.station_m,
+            lateral_m: drv.projection.lateral_m,
+            finished: drv.finished,
+        };
+        Ok((row, judged))
+    }
+
+    /// The last command sent. The first step starts the limits from the vehicle's motion:
+    /// its speed and the curvature of its yaw rate (0 when standing), so that a moving
+    /// start is not braked to ramp up again.
+    fn start_or_last(&mut self, st: &VehicleState) -> Command {
+        let standstill = self.cfg.standstill_mps;
+        *self.last.get_or_insert_with(|| {
+            let moving = st.speed_mps.abs() >= standstill;
             let k = if moving {
                 st.yaw_rate_rps / st.speed_mps
             } else {
@@ -319,11 +380,18 @@ impl Chain {
                 curvature_per_m: if k.is_finite() { k } else { 0.0 },
                 speed_mps: if moving { st.speed_mps } else { 0.0 },
             }
-        });
+        })
+    }
 
-        let drv = self
-            .driver
-            .step(&self.path, &mut self.driver_state, st.pose, st.speed_mps);
+    /// Layers 3 and 4: the driver's command, or the proposal's where the checker accepts
+    /// it; the verdict of the proposal, if there is one.
+    fn request(
+        &self,
+        input: &ChainInput,
+        drv: &DriverOutput,
+        last: Command,
+    ) -> (Source, Command, Option<Verdict>) {
+        let st = &input.state;
         let mut source = Source::Driver;
         let mut requested = drv.command;
         let verdict = input.proposal.map(|p| {
@@ -346,105 +414,96 @@ impl Chain {
             }
             v
         });
-        if let Some(f) = fixed {
-            source = Source::Fixed;
-            requested = f;
-        }
-
-        let part = self.path.parts()[self.driver_state.part].clone();
-        let sin = ShieldInput {
-            pose: st.pose,
-            speed_mps: st.speed_mps,
-            scan: input.scan,
-            reference_curvature_per_m: drv.reference_curvature_per_m,
-            reference: Some((&self.path, &part, drv.projection.station_m)),
-            class: drv.class,
-        };
-        let judged = judge
-            .map(|c| {
-                self.shield
-                    .limit_with(c, &sin, &mut self.scratch)
-                    .interventions
-            })
-            .unwrap_or_default();
-        let first = self.shield.limit_with(requested, &sin, &mut self.scratch);
-        let mut interventions = first.interventions;
-        let mut cmd = first.command;
-        let mut d_obs = first.obstacle_distance_m;
-
-        // Actuator limits: the curvature rate. Where it changes the curvature, the shield
-        // judges the curvature that is sent (it only ever lowers the speed further).
-        let dk = self.cfg.curvature_rate_max_per_m_s * dt;
-        let kappa = cmd
-            .curvature_per_m
-            .clamp(last.curvature_per_m - dk, last.curvature_per_m + dk);
-        if kappa != cmd.curvature_per_m {
-            let again = self.shield.limit_with(
-                Command {
-                    curvature_per_m: kappa,
-                    speed_mps: cmd.speed_mps,
-                },
-                &sin,
-                &mut self.scratch,
-            );
-            interventions.extend(again.interventions);
-            cmd = again.command;
-            d_obs = d_obs.min(again.obstacle_distance_m);
-        }
-
-        // Gear logic: a shift only at standstill, with the brake held through it.
-        let standing = st.speed_mps.abs() < self.cfg.standstill_mps;
-        let mut gear = st.gear;
-        // A speed below the standstill speed is a stop: the speed controller cannot
-        // follow such a crawl, and creeping up to a limit would overshoot it.
-        let mut v = if cmd.speed_mps.abs() < self.cfg.standstill_mps {
-            0.0
-        } else {
-            cmd.speed_mps
-        };
-        if !st.gear.drives(v) {
-            if standing {
-                gear = if v > 0.0 { Gear::High } else { Gear::Reverse };
-            }
-            v = 0.0;
-        }
-        // Speed change: increases limited, decreases passed at once.
-        let vmax = last.speed_mps.abs() + self.cfg.accel_max_mps2 * dt;
-        if v.abs() > vmax {
-            v = vmax.copysign(v);
-        }
-        if last.speed_mps != 0.0 && v != 0.0 && v.signum() != last.speed_mps.signum() {
-            v = 0.0;
-        }
-        // Launch hold: standing with no speed asked, or during a shift.
-        let brake_hold = standing && (v == 0.0 || gear != st.gear);
-        if brake_hold {
-            v = 0.0;
-        }
-        let out = Command {
-            curvature_per_m: cmd.curvature_per_m,
-            speed_mps: v,
-        };
-        self.last = Some(out);
-        let row = CommandRow {
-            step: input.step,
-            time_s: input.step as f64 * dt,
-            source,
-            requested,
-            curvature_per_m: out.curvature_per_m,
-            speed_mps: out.speed_mps,
-            gear,
-            brake_hold,
-            interventions,
-            verdict,
-            obstacle_distance_m: d_obs,
-            class: drv.class,
-            station_m: drv.projection.station_m,
-            lateral_m: drv.projection.lateral_m,
-            finished: drv.finished,
-        };
-        Ok((row, judged))
+        (source, requested, verdict)
     }
+}
+
+/// The vehicle state must be finite: the chain refuses it otherwise, naming the field.
+fn check_state(st: &VehicleState) -> Result<(), ChainError> {
+    for (name, v) in [
+        ("pose.x_m", st.pose.x_m),
+        ("pose.y_m", st.pose.y_m),
+        ("pose.yaw_rad", st.pose.yaw_rad),
+        ("speed_mps", st.speed_mps),
+        ("yaw_rate_rps", st.yaw_rate_rps),
+    ] {
+        if !v.is_finite() {
+            return Err(ChainError::State(name));
+        }
+    }
+    Ok(())
+}
+
+/// Layer 5 and the curvature-rate limit of layer 6: the shield limits the request; where
+/// the rate limit (`dk` a step) changes the curvature, the shield judges the curvature that
+/// is sent (it only ever lowers the speed further) and the smaller free distance stands.
+fn shield_and_rate(
+    shield: &Shield,
+    scratch: &mut ShieldScratch,
+    sin: &ShieldInput,
+    requested: Command,
+    last: Command,
+    dk: f64,
+) -> ShieldOutput {
+    let mut first = shield.limit_with(requested, sin, scratch);
+    let kappa = first
+        .command
+        .curvature_per_m
+        .clamp(last.curvature_per_m - dk, last.curvature_per_m + dk);
+    if kappa != first.command.curvature_per_m {
+        let again = shield.limit_with(
+            Command {
+                curvature_per_m: kappa,
+                speed_mps: first.command.speed_mps,
+            },
+            sin,
+            scratch,
+        );
+        first.interventions.extend(again.interventions);
+        first.command = again.command;
+        first.obstacle_distance_m = first.obstacle_distance_m.min(again.obstacle_distance_m);
+    }
+    first
+}
+
+/// Layer 6 after the shield: the gear logic (a shift only at standstill, with the brake
+/// held through it), the speed ramp (increases limited, decreases passed at once, no
+/// reversal in one step) and the launch hold. Returns the speed, the gear and the hold.
+fn gear_logic(
+    cfg: &ChainConfig,
+    st: &VehicleState,
+    speed_mps: f64,
+    last: Command,
+) -> (f64, Gear, bool) {
+    let dt = CONTROL_DT_S;
+    let standing = st.speed_mps.abs() < cfg.standstill_mps;
+    let mut gear = st.gear;
+    // A speed below the standstill speed is a stop: the speed controller cannot follow
+    // such a crawl, and creeping up to a limit would overshoot it.
+    let mut v = if speed_mps.abs() < cfg.standstill_mps {
+        0.0
+    } else {
+        speed_mps
+    };
+    if !st.gear.drives(v) {
+        if standing {
+            gear = if v > 0.0 { Gear::High } else { Gear::Reverse };
+        }
+        v = 0.0;
+    }
+    let vmax = last.speed_mps.abs() + cfg.accel_max_mps2 * dt;
+    if v.abs() > vmax {
+        v = vmax.copysign(v);
+    }
+    if last.speed_mps != 0.0 && v != 0.0 && v.signum() != last.speed_mps.signum() {
+        v = 0.0;
+    }
+    // Launch hold: standing with no speed asked, or during a shift.
+    let brake_hold = standing && (v == 0.0 || gear != st.gear);
+    if brake_hold {
+        v = 0.0;
+    }
+    (v, gear, brake_hold)
 }
 
 #[cfg(test)]

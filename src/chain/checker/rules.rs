@@ -3,7 +3,7 @@
 //! failing sample index, the value that broke the limit and the limit. Each rule's exact
 //! definition is in the man page of `acres check` (and in [`Reason::definition`]).
 
-use super::chunk::{Chunk, MAX_SAMPLES, STEP_RANGE_M, Sample, convert};
+use super::chunk::{Chunk, MAX_SAMPLES, STEP_RANGE_M, Sample, StartState, convert};
 use crate::chain::envelope::{ClassLimits, ClassTable, Grip};
 use crate::chain::path::Path;
 use crate::chain::shield::sweep::half_width;
@@ -222,7 +222,8 @@ impl TrajectoryChecker {
     }
 
     /// The verdict of a chunk on its route, with scan returns where there is a scan.
-    /// `samples` is a reusable buffer.
+    /// `samples` is a reusable buffer. The rules run in the reference's order; the first
+    /// that fails gives the verdict.
     pub fn check(
         &self,
         chunk: &Chunk,
@@ -230,50 +231,47 @@ impl TrajectoryChecker {
         returns: Option<&WorldReturns>,
         samples: &mut Vec<Sample>,
     ) -> CheckResult {
-        use Reason::*;
-        let l = &self.limits;
-        let n = chunk.offsets_m.len();
-        // malformed
-        if !(2..=MAX_SAMPLES).contains(&n) || chunk.speeds_mps.len() != n {
-            return CheckResult::refused(Malformed, 0, n as f64, MAX_SAMPLES as f64);
+        match self.run_rules(chunk, route, returns, samples) {
+            Ok(()) => CheckResult::ok(),
+            Err(refusal) => refusal,
         }
-        let step = chunk.station_step_m;
-        if !(step >= STEP_RANGE_M.0 && step <= STEP_RANGE_M.1) {
-            return CheckResult::refused(Malformed, 0, step, STEP_RANGE_M.1);
-        }
-        let st = &chunk.start;
-        let start_ok = [st.x_m, st.y_m, st.yaw_rad, st.speed_mps, st.curvature_per_m]
-            .iter()
-            .all(|v| v.is_finite());
-        if !start_ok || !chunk.start_station_m.is_finite() {
-            return CheckResult::refused(Malformed, 0, f64::NAN, 0.0);
-        }
-        for k in 0..n {
-            let (e, v) = (chunk.offsets_m[k], chunk.speeds_mps[k]);
-            let s = chunk.start_station_m + k as f64 * step;
-            if !e.is_finite() || !v.is_finite() || v < 0.0 {
-                return CheckResult::refused(Malformed, k, if e.is_finite() { v } else { e }, 0.0);
-            }
-            if s < 0.0 || s > route.length_m() {
-                return CheckResult::refused(Malformed, k, s, route.length_m());
-            }
-        }
+    }
+
+    /// Every rule in order; `Err` holds the first refusal.
+    fn run_rules(
+        &self,
+        chunk: &Chunk,
+        route: &Path,
+        returns: Option<&WorldReturns>,
+        samples: &mut Vec<Sample>,
+    ) -> Rule {
+        malformed(chunk, route)?;
         convert(chunk, route, samples);
         let sm = &samples[..];
         let sign = chunk.direction.sign();
-
-        // step
-        for (k, s) in sm[..n - 1].iter().enumerate() {
-            if s.length_m < 0.5 * step || s.length_m > 1.5 * step {
-                let lim = if s.length_m < 0.5 * step {
-                    0.5 * step
-                } else {
-                    1.5 * step
-                };
-                return CheckResult::refused(Step, k, s.length_m, lim);
+        step_rule(sm, chunk.station_step_m)?;
+        self.speed_rule(route, sm, sign)?;
+        direction_rule(chunk, route, sm)?;
+        self.start_rule(&chunk.start, sm, sign)?;
+        self.stop_rule(route, sm)?;
+        self.speed_change_rules(sm)?;
+        self.curvature_rules(sm)?;
+        self.start_curvature_rule(&chunk.start, sm, sign)?;
+        self.lateral_rule(route, sm)?;
+        if let Some(ret) = returns {
+            if let Some(r) = self.obstacle(route, sm, ret) {
+                return Err(r);
             }
         }
-        // speed
+        if let Some(c) = &self.corridor {
+            self.corridor_rules(c, sm, sign)?;
+        }
+        Ok(())
+    }
+
+    /// speed: v(k) ≤ the class speed command at its route point, and ≤ the shield's speed
+    /// limit in the chunk's direction.
+    fn speed_rule(&self, route: &Path, sm: &[Sample], sign: f64) -> Rule {
         let vmax_dir = if sign > 0.0 {
             self.shield.speed_max_mps
         } else {
@@ -282,97 +280,94 @@ impl TrajectoryChecker {
         for (k, s) in sm.iter().enumerate() {
             let lim = self.class(route, s).speed_command_mps.min(vmax_dir);
             if s.speed_mps > lim {
-                return CheckResult::refused(Speed, k, s.speed_mps, lim);
+                return refuse(Reason::Speed, k, s.speed_mps, lim);
             }
         }
-        // direction
-        for (k, s) in sm.iter().enumerate() {
-            let seg = s.route_point.min(route.len() - 2);
-            let seg = if s.station_m < route.station(seg) && seg > 0 {
-                seg - 1
-            } else {
-                seg
-            };
-            if route.direction(seg) != chunk.direction {
-                return CheckResult::refused(Direction, k, -sign, sign);
-            }
-        }
-        // start
+        Ok(())
+    }
+
+    /// start: sample 0 is the start state in position, heading and speed.
+    fn start_rule(&self, st: &StartState, sm: &[Sample], sign: f64) -> Rule {
+        let l = &self.limits;
         let s0 = &sm[0];
         let dp = ((s0.x_m - st.x_m).powi(2) + (s0.y_m - st.y_m).powi(2)).sqrt();
         if dp > l.start_position_m {
-            return CheckResult::refused(Start, 0, dp, l.start_position_m);
+            return refuse(Reason::Start, 0, dp, l.start_position_m);
         }
-        let yaw0 = s0.heading_rad
-            + if sign < 0.0 {
-                std::f64::consts::PI
-            } else {
-                0.0
-            };
-        let dh = wrap(yaw0 - st.yaw_rad).abs().to_degrees();
+        let dh = wrap(vehicle_yaw(s0, sign) - st.yaw_rad).abs().to_degrees();
         if dh > l.start_heading_deg {
-            return CheckResult::refused(Start, 0, dh, l.start_heading_deg);
+            return refuse(Reason::Start, 0, dh, l.start_heading_deg);
         }
         let dv = (s0.speed_mps - st.speed_mps).abs();
         if dv > l.start_speed_mps {
-            return CheckResult::refused(Start, 0, dv, l.start_speed_mps);
+            return refuse(Reason::Start, 0, dv, l.start_speed_mps);
         }
-        // stop
+        Ok(())
+    }
+
+    /// The stop length of a sample without the obstacle margin: v T + v²/(2a), with T and
+    /// a of the class at its route point.
+    fn stop_length(&self, route: &Path, s: &Sample) -> f64 {
+        let c = self.class(route, s);
+        let v = s.speed_mps;
+        v * self.stop_time_s + v * v / (2.0 * c.decel_mps2)
+    }
+
+    /// stop: from every sample, the stop length fits in the path length left to the last
+    /// sample. The rest is summed from the end (exactly 0 at the last sample), and the
+    /// first failing sample is reported.
+    fn stop_rule(&self, route: &Path, sm: &[Sample]) -> Rule {
+        let n = sm.len();
         let mut rest = 0.0;
+        let mut first = None;
         for k in (0..n).rev() {
             if k + 1 < n {
                 rest += sm[k].length_m;
             }
-            let c = self.class(route, &sm[k]);
-            let v = sm[k].speed_mps;
-            let need = v * self.stop_time_s + v * v / (2.0 * c.decel_mps2);
+            let need = self.stop_length(route, &sm[k]);
             if need > rest {
-                // Report the first failing index: search forward for it.
-                let mut rest_f = sm[..n - 1].iter().map(|s| s.length_m).sum::<f64>();
-                for (j, s) in sm.iter().enumerate() {
-                    let c = self.class(route, s);
-                    let v = s.speed_mps;
-                    let need = v * self.stop_time_s + v * v / (2.0 * c.decel_mps2);
-                    if need > rest_f {
-                        return CheckResult::refused(Stop, j, need, rest_f);
-                    }
-                    rest_f -= s.length_m;
-                }
-                return CheckResult::refused(Stop, k, need, rest);
+                first = Some((k, need, rest));
             }
         }
-        // acceleration, deceleration
+        match first {
+            Some((k, need, rest)) => refuse(Reason::Stop, k, need, rest),
+            None => Ok(()),
+        }
+    }
+
+    /// acceleration and deceleration: (v(k+1)² − v(k)²) / (2 Δl(k)) within the limits.
+    fn speed_change_rules(&self, sm: &[Sample]) -> Rule {
+        let l = &self.limits;
         for (k, w) in sm.windows(2).enumerate() {
             let a = (w[1].speed_mps.powi(2) - w[0].speed_mps.powi(2)) / (2.0 * w[0].length_m);
             if a > l.accel_max_mps2 {
-                return CheckResult::refused(Acceleration, k, a, l.accel_max_mps2);
+                return refuse(Reason::Acceleration, k, a, l.accel_max_mps2);
             }
         }
         for (k, w) in sm.windows(2).enumerate() {
             let a = (w[0].speed_mps.powi(2) - w[1].speed_mps.powi(2)) / (2.0 * w[0].length_m);
             if a > l.decel_max_mps2 {
-                return CheckResult::refused(Deceleration, k, a, l.decel_max_mps2);
+                return refuse(Reason::Deceleration, k, a, l.decel_max_mps2);
             }
         }
-        // curvature
+        Ok(())
+    }
+
+    /// curvature, curvature_rate and steering_rate: |κ|, |Δκ|/Δl and |Δκ|/Δt.
+    fn curvature_rules(&self, sm: &[Sample]) -> Rule {
+        let l = &self.limits;
+        let kmax = self.shield.curvature_max_per_m;
         for (k, s) in sm.iter().enumerate() {
-            if s.curvature_per_m.abs() > self.shield.curvature_max_per_m {
-                return CheckResult::refused(
-                    Curvature,
-                    k,
-                    s.curvature_per_m.abs(),
-                    self.shield.curvature_max_per_m,
-                );
+            if s.curvature_per_m.abs() > kmax {
+                return refuse(Reason::Curvature, k, s.curvature_per_m.abs(), kmax);
             }
         }
-        // curvature_rate
         for (k, w) in sm.windows(2).enumerate() {
             let r = (w[1].curvature_per_m - w[0].curvature_per_m).abs() / w[0].length_m;
             if r > l.curvature_rate_max_per_m2 {
-                return CheckResult::refused(CurvatureRate, k, r, l.curvature_rate_max_per_m2);
+                return refuse(Reason::CurvatureRate, k, r, l.curvature_rate_max_per_m2);
             }
         }
-        // steering_rate
         for (k, w) in sm.windows(2).enumerate() {
             let dk = (w[1].curvature_per_m - w[0].curvature_per_m).abs();
             let r = if w[0].time_s.is_infinite() {
@@ -381,55 +376,56 @@ impl TrajectoryChecker {
                 dk / w[0].time_s
             };
             if r > l.steering_rate_max_per_m_s {
-                return CheckResult::refused(SteeringRate, k, r, l.steering_rate_max_per_m_s);
+                return refuse(Reason::SteeringRate, k, r, l.steering_rate_max_per_m_s);
             }
         }
-        // start_curvature
+        Ok(())
+    }
+
+    /// start_curvature: the steering curvature of sample 0 is reachable from the start's
+    /// curvature at the steering rate within the first sample's time.
+    fn start_curvature_rule(&self, st: &StartState, sm: &[Sample], sign: f64) -> Rule {
         let steer0 = sm[0].curvature_per_m * sign;
         let dk = (steer0 - st.curvature_per_m).abs();
-        let allowed = l.steering_rate_max_per_m_s * sm[0].time_s;
+        let allowed = self.limits.steering_rate_max_per_m_s * sm[0].time_s;
         if dk > allowed {
-            return CheckResult::refused(StartCurvature, 0, dk, allowed);
+            return refuse(Reason::StartCurvature, 0, dk, allowed);
         }
-        // lateral_acceleration
+        Ok(())
+    }
+
+    /// lateral_acceleration: v² |κ| ≤ the class lateral limit.
+    fn lateral_rule(&self, route: &Path, sm: &[Sample]) -> Rule {
         for (k, s) in sm.iter().enumerate() {
             let a = s.speed_mps * s.speed_mps * s.curvature_per_m.abs();
             let lim = self.class(route, s).lateral_accel_max_mps2;
             if a > lim {
-                return CheckResult::refused(LateralAcceleration, k, a, lim);
+                return refuse(Reason::LateralAcceleration, k, a, lim);
             }
         }
-        // obstacle
-        if let Some(ret) = returns {
-            if let Some(r) = self.obstacle(route, sm, ret) {
-                return r;
+        Ok(())
+    }
+
+    /// point and corridor: the reference point's clearance is at least the follower error,
+    /// and every cover circle of the footprint lies inside the corridor.
+    fn corridor_rules(&self, c: &Corridor, sm: &[Sample], sign: f64) -> Rule {
+        let l = &self.limits;
+        for (k, s) in sm.iter().enumerate() {
+            let d = c.query(s.x_m, s.y_m);
+            if d < l.follower_error_m {
+                return refuse(Reason::Point, k, d, l.follower_error_m);
             }
         }
-        // point, corridor
-        if let Some(c) = &self.corridor {
-            for (k, s) in sm.iter().enumerate() {
-                let d = c.query(s.x_m, s.y_m);
-                if d < l.follower_error_m {
-                    return CheckResult::refused(Point, k, d, l.follower_error_m);
-                }
-            }
-            for (k, s) in sm.iter().enumerate() {
-                let yaw = s.heading_rad
-                    + if sign < 0.0 {
-                        std::f64::consts::PI
-                    } else {
-                        0.0
-                    };
-                let (sy, cy) = yaw.sin_cos();
-                for &(off, r) in &self.cover {
-                    let d = c.query(s.x_m + cy * off, s.y_m + sy * off);
-                    if d < r {
-                        return CheckResult::refused(Corridor, k, d, r);
-                    }
+        for (k, s) in sm.iter().enumerate() {
+            let (sy, cy) = vehicle_yaw(s, sign).sin_cos();
+            for &(off, r) in &self.cover {
+                let d = c.query(s.x_m + cy * off, s.y_m + sy * off);
+                if d < r {
+                    return refuse(Reason::Corridor, k, d, r);
                 }
             }
         }
-        CheckResult::ok()
+        Ok(())
     }
 
     /// The obstacle rule: a refusal where a sample cannot stop before a return.
@@ -494,6 +490,85 @@ impl TrajectoryChecker {
         }
         None
     }
+}
+
+/// The outcome of a rule: `Err` holds the refusal.
+type Rule = Result<(), CheckResult>;
+
+/// A refusal by `reason` at sample `k`, with the value that broke the limit.
+fn refuse(reason: Reason, k: usize, value: f64, limit: f64) -> Rule {
+    Err(CheckResult::refused(reason, k, value, limit))
+}
+
+/// The vehicle's yaw at a sample: the path heading, turned half a turn in reverse.
+fn vehicle_yaw(s: &Sample, sign: f64) -> f64 {
+    s.heading_rad
+        + if sign < 0.0 {
+            std::f64::consts::PI
+        } else {
+            0.0
+        }
+}
+
+/// malformed: the shape, finite values, the sample count, the station step and stations
+/// on the route.
+fn malformed(chunk: &Chunk, route: &Path) -> Rule {
+    let n = chunk.offsets_m.len();
+    if !(2..=MAX_SAMPLES).contains(&n) || chunk.speeds_mps.len() != n {
+        return refuse(Reason::Malformed, 0, n as f64, MAX_SAMPLES as f64);
+    }
+    let step = chunk.station_step_m;
+    if !(step >= STEP_RANGE_M.0 && step <= STEP_RANGE_M.1) {
+        return refuse(Reason::Malformed, 0, step, STEP_RANGE_M.1);
+    }
+    let st = &chunk.start;
+    let start_ok = [st.x_m, st.y_m, st.yaw_rad, st.speed_mps, st.curvature_per_m]
+        .iter()
+        .all(|v| v.is_finite());
+    if !start_ok || !chunk.start_station_m.is_finite() {
+        return refuse(Reason::Malformed, 0, f64::NAN, 0.0);
+    }
+    for k in 0..n {
+        let (e, v) = (chunk.offsets_m[k], chunk.speeds_mps[k]);
+        let s = chunk.start_station_m + k as f64 * step;
+        if !e.is_finite() || !v.is_finite() || v < 0.0 {
+            return refuse(Reason::Malformed, k, if e.is_finite() { v } else { e }, 0.0);
+        }
+        if s < 0.0 || s > route.length_m() {
+            return refuse(Reason::Malformed, k, s, route.length_m());
+        }
+    }
+    Ok(())
+}
+
+/// step: the path length between samples lies within [0.5, 1.5] × the station step.
+fn step_rule(sm: &[Sample], step: f64) -> Rule {
+    for (k, s) in sm[..sm.len() - 1].iter().enumerate() {
+        if s.length_m < 0.5 * step {
+            return refuse(Reason::Step, k, s.length_m, 0.5 * step);
+        }
+        if s.length_m > 1.5 * step {
+            return refuse(Reason::Step, k, s.length_m, 1.5 * step);
+        }
+    }
+    Ok(())
+}
+
+/// direction: the route's direction at every sample is the chunk's.
+fn direction_rule(chunk: &Chunk, route: &Path, sm: &[Sample]) -> Rule {
+    let sign = chunk.direction.sign();
+    for (k, s) in sm.iter().enumerate() {
+        let seg = s.route_point.min(route.len() - 2);
+        let seg = if s.station_m < route.station(seg) && seg > 0 {
+            seg - 1
+        } else {
+            seg
+        };
+        if route.direction(seg) != chunk.direction {
+            return refuse(Reason::Direction, k, -sign, sign);
+        }
+    }
+    Ok(())
 }
 
 /// An angle wrapped to (−π, π].
