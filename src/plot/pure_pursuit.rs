@@ -1,0 +1,215 @@
+//! The pure-pursuit diagram (the opening figure of docs/rules.md): a simulation run with
+//! its look-ahead points and arcs, the stop distances and the final gap.
+
+use super::*;
+
+/// The pure-pursuit diagram (the reference's opening figure) from a simulation run: the
+/// reference path, the vehicle's trace, at a few instants the look-ahead point and the
+/// pure-pursuit arc to it (blue) and the stop distance d_stop(v) ahead of the front of the
+/// footprint (orange), the obstacles, and the final stop with its gap annotated.
+pub fn pure_pursuit(
+    config: &Config,
+    scenario: &crate::formats::scenario::Scenario,
+    route: &crate::chain::path::Path,
+    records: &[crate::jobs::sim::LogRecord],
+    summary: &crate::jobs::sim::Summary,
+    format: ImageFormat,
+) -> Result<Vec<u8>, PlotError> {
+    if records.is_empty() {
+        return Err(PlotError::Input("the run has no control steps".into()));
+    }
+    render(
+        format,
+        |a| draw_pure_pursuit(a, config, scenario, route, records, summary),
+        |a| draw_pure_pursuit(a, config, scenario, route, records, summary),
+    )
+}
+
+/// The pure-pursuit diagram of a run from its log bytes (JSON Lines of `acres sim --log`).
+pub fn pure_pursuit_of_log(
+    config: &Config,
+    scenario: &crate::formats::scenario::Scenario,
+    route: &crate::chain::path::Path,
+    log: &[u8],
+    summary: &crate::jobs::sim::Summary,
+    format: ImageFormat,
+) -> Result<Vec<u8>, PlotError> {
+    let records: Vec<crate::jobs::sim::LogRecord> = log
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(serde_json::from_slice)
+        .collect::<Result<_, _>>()
+        .map_err(|e| PlotError::Input(format!("the run's log: {e}")))?;
+    pure_pursuit(config, scenario, route, &records, summary, format)
+}
+
+fn draw_pure_pursuit<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    config: &Config,
+    scenario: &crate::formats::scenario::Scenario,
+    route: &crate::chain::path::Path,
+    records: &[crate::jobs::sim::LogRecord],
+    summary: &crate::jobs::sim::Summary,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    use crate::chain::driver::{Driver, DriverState};
+    use crate::plant::world::Obstacle;
+    let v = &config.control.vehicle;
+    // The view: the trace and the obstacles, with a margin, at one scale on both axes.
+    let mut xs: Vec<f64> = records.iter().map(|r| r.state.pose.x_m).collect();
+    let mut ys: Vec<f64> = records.iter().map(|r| r.state.pose.y_m).collect();
+    for o in &scenario.obstacles {
+        if let Obstacle::Circle { x_m, y_m, .. } | Obstacle::Box { x_m, y_m, .. } = o {
+            xs.push(*x_m);
+            ys.push(*y_m);
+        }
+    }
+    let (x0, x1) = (
+        xs.iter().cloned().fold(f64::INFINITY, f64::min) - 3.0,
+        xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max) + 5.0,
+    );
+    let (w, h) = SIZE;
+    let yc = 0.5
+        * (ys.iter().cloned().fold(f64::INFINITY, f64::min)
+            + ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
+    let half_h = (x1 - x0) * (h as f64 - 120.0) / (w as f64 - 120.0) / 2.0;
+    let (y0, y1) = (yc - half_h, yc + half_h);
+    root.fill(&WHITE).map_err(draw_err)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "Pure pursuit and the stop rule of the shield (from acres sim)",
+            ("sans-serif", 24).into_font(),
+        )
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(draw_err)?;
+    axes(&mut chart, "x east (m)", "y north (m)", 16)?;
+    let grey = RGBColor(110, 110, 110);
+    let path: Vec<(f64, f64)> = route.line().0.iter().map(|c| (c.x, c.y)).collect();
+    chart
+        .draw_series(DashedLineSeries::new(path, 8, 6, grey.stroke_width(2)))
+        .map_err(draw_err)?
+        .label("reference path")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], grey.stroke_width(2)));
+    let black = RGBColor(20, 20, 20);
+    let trace: Vec<(f64, f64)> = records
+        .iter()
+        .map(|r| (r.state.pose.x_m, r.state.pose.y_m))
+        .collect();
+    chart
+        .draw_series(LineSeries::new(trace, black.stroke_width(2)))
+        .map_err(draw_err)?
+        .label("vehicle trace (rear axle)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], black.stroke_width(2)));
+    let red = RGBColor(200, 30, 30);
+    for o in &scenario.obstacles {
+        let pts: Vec<(f64, f64)> = o
+            .outline()
+            .exterior()
+            .0
+            .iter()
+            .map(|c| (c.x, c.y))
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(pts, red.filled())))
+            .map_err(draw_err)?;
+    }
+    // Instants: every 2 s while moving.
+    let driver = Driver::new(
+        &config.scouting,
+        config.control.shield.curvature_max_per_m,
+        &config.envelope.grips.unknown,
+    );
+    let blue = RGBColor(30, 90, 200);
+    let orange = RGBColor(240, 140, 20);
+    let shield =
+        crate::chain::shield::Shield::new(config, Grip::Unknown).expect("the unknown table");
+    let mut first = true;
+    for r in records
+        .iter()
+        .step_by(100)
+        .filter(|r| r.state.speed_mps.abs() > 0.2)
+    {
+        let p = r.state.pose;
+        let mut st = DriverState::default();
+        let out = driver.step(route, &mut st, p, r.state.speed_mps);
+        let la = out.lookahead_point;
+        let k = out.command.curvature_per_m;
+        // The arc from the rear axle to the look-ahead point.
+        let (sy, cy) = p.yaw_rad.sin_cos();
+        let len = (la.x - p.x_m).hypot(la.y - p.y_m);
+        let arc: Vec<(f64, f64)> = (0..=40)
+            .map(|i| {
+                let s = len * i as f64 / 40.0;
+                let (bx, by) = if k.abs() < 1e-9 {
+                    (s, 0.0)
+                } else {
+                    ((k * s).sin() / k, (1.0 - (k * s).cos()) / k)
+                };
+                (p.x_m + cy * bx - sy * by, p.y_m + sy * bx + cy * by)
+            })
+            .collect();
+        let arc_series = chart
+            .draw_series(LineSeries::new(arc, blue.stroke_width(2)))
+            .map_err(draw_err)?;
+        if first {
+            arc_series
+                .label("look-ahead point and pure-pursuit arc")
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], blue.stroke_width(2))
+                });
+        }
+        chart
+            .draw_series(std::iter::once(Circle::new((la.x, la.y), 5, blue.filled())))
+            .map_err(draw_err)?;
+        // The stop distance ahead of the front of the footprint.
+        let d = shield
+            .stop_rule(r.row.class)
+            .stop_distance(r.state.speed_mps);
+        let f = v.front_m();
+        let seg = vec![
+            (p.x_m + cy * f, p.y_m + sy * f),
+            (p.x_m + cy * (f + d), p.y_m + sy * (f + d)),
+        ];
+        let stop_series = chart
+            .draw_series(LineSeries::new(seg, orange.stroke_width(4)))
+            .map_err(draw_err)?;
+        if first {
+            stop_series
+                .label("stop distance d_stop(v) = d_m + vT + v²/(2a)")
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], orange.stroke_width(4))
+                });
+            first = false;
+        }
+    }
+    // The final footprint and its gap.
+    let last = records.last().expect("records are not empty").state.pose;
+    let fp = crate::plant::world::footprint(last.x_m, last.y_m, last.yaw_rad, v);
+    let pts: Vec<(f64, f64)> = fp.exterior().0.iter().map(|c| (c.x, c.y)).collect();
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            pts,
+            black.stroke_width(2),
+        )))
+        .map_err(draw_err)?;
+    if let Some(g) = summary.gap_m {
+        let (sy, cy) = last.yaw_rad.sin_cos();
+        let f = v.front_m();
+        let front = (last.x_m + cy * f, last.y_m + sy * f);
+        let text = format!("stopped, gap {g:.2} m");
+        chart
+            .draw_series(std::iter::once(Text::new(
+                text,
+                (front.0 - 4.0, front.1 + 1.6),
+                ("sans-serif", 18).into_font().color(&red),
+            )))
+            .map_err(draw_err)?;
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperLeft, 16)?;
+    Ok(())
+}
