@@ -2,7 +2,6 @@
 //! and as a client that drives a vehicle through it.
 
 use crate::Global;
-use crate::sim::load_scenario;
 use acres::chain::VehicleState;
 use acres::jobs::bridge::client::{
     BridgeConn, Control, DEMO_STEPS, DriveOptions, DriveSink, Driver, Tick, drive, parse_steps,
@@ -142,7 +141,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
 }
 
 fn serve(config: &acres::config::Config, a: ServeArgs) -> anyhow::Result<()> {
-    let (scenario, _) = load_scenario(a.scenario.as_deref())?;
+    let scenario = acres::formats::scenario::Scenario::load(a.scenario.as_deref())?;
     let ports = if a.ports.is_empty() {
         vec![a.port]
     } else {

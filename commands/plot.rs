@@ -87,11 +87,13 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         }
         Sub::PurePursuit(a) => {
             let format = image_format(a.image_format.as_deref(), &a.out)?;
-            let (scenario, dir) = crate::sim::load_scenario(a.scenario.as_deref())?;
-            let route = scenario.path(dir.as_deref())?;
+            let scenario = acres::formats::scenario::Scenario::load(a.scenario.as_deref())?;
+            let route = scenario.route()?;
             let mut log = Vec::new();
             let summary = acres::jobs::sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
-            let bytes = pure_pursuit_of_log(&config, &scenario, &route, &log, &summary, format)?;
+            let bytes = acres::plot::pure_pursuit_of_log(
+                &config, &scenario, &route, &log, &summary, format,
+            )?;
             output::write_output(&a.out, &bytes)?;
             if a.out.to_str() != Some("-") {
                 global.status(&format!("wrote {}", a.out.display()));
@@ -99,23 +101,4 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             Ok(())
         }
     }
-}
-
-/// The pure-pursuit diagram of a run from its log bytes (JSON Lines).
-pub fn pure_pursuit_of_log(
-    config: &acres::config::Config,
-    scenario: &acres::jobs::sim::Scenario,
-    route: &acres::chain::path::Path,
-    log: &[u8],
-    summary: &acres::jobs::sim::Summary,
-    format: ImageFormat,
-) -> anyhow::Result<Vec<u8>> {
-    let records: Vec<acres::jobs::sim::LogRecord> = log
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(serde_json::from_slice)
-        .collect::<Result<_, _>>()?;
-    Ok(acres::plot::pure_pursuit(
-        config, scenario, route, &records, summary, format,
-    )?)
 }

@@ -1,8 +1,9 @@
 //! `acres replay`: recorded logs through the chain (the default driver and the shield)
 //! again, with other limits if asked, or two configurations side by side.
 
+use crate::Global;
 use crate::output;
-use crate::{Global, sim::load_scenario};
+use acres::formats::scenario::Scenario;
 use acres::jobs::replay::{
     Difference, ReplayRow, Replayer, Summary, read_records, rule_codes, rules,
 };
@@ -195,10 +196,10 @@ struct CompareSummary {
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
-    let (scenario, dir) = load_scenario(args.scenario.as_deref())?;
+    let scenario = Scenario::load(args.scenario.as_deref())?;
     let route = match &args.route {
         Some(p) => acres::chain::path::Path::load(p)?,
-        None => scenario.path(dir.as_deref())?,
+        None => scenario.route()?,
     };
     let other = match &args.compare {
         Some(d) => Some(

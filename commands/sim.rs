@@ -2,7 +2,8 @@
 
 use crate::Global;
 use crate::output;
-use acres::jobs::sim::{self, Scenario};
+use acres::formats::scenario::Scenario;
+use acres::jobs::sim;
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -34,30 +35,10 @@ pub struct Args {
     format: String,
 }
 
-/// The scenario of a file, or the built-in default; with the file's directory.
-pub fn load_scenario(
-    path: Option<&std::path::Path>,
-) -> anyhow::Result<(Scenario, Option<PathBuf>)> {
-    Ok(match path {
-        Some(p) => {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            let dir = p.parent().map(|d| d.to_path_buf());
-            let mut s = Scenario::from_json_str(&p.display().to_string(), &text)?;
-            s.dir = dir.clone();
-            (s, dir)
-        }
-        None => (
-            Scenario::from_json_str("data/scenarios/opening.json", sim::DEFAULT_SCENARIO)?,
-            None,
-        ),
-    })
-}
-
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
-    let (scenario, dir) = load_scenario(args.scenario.as_deref())?;
-    let route = scenario.path(dir.as_deref())?;
+    let scenario = Scenario::load(args.scenario.as_deref())?;
+    let route = scenario.route()?;
     let summary = if let Some(plot) = &args.plot {
         // The plot needs the records: the log is kept in memory for it.
         let format = crate::plot::image_format(None, plot)?;
@@ -67,7 +48,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             output::write_output(p, &log)?;
             global.status(&format!("wrote {}", p.display()));
         }
-        let bytes = crate::plot::pure_pursuit_of_log(&config, &scenario, &route, &log, &s, format)?;
+        let bytes = acres::plot::pure_pursuit_of_log(&config, &scenario, &route, &log, &s, format)?;
         output::write_output(plot, &bytes)?;
         global.status(&format!("wrote {}", plot.display()));
         s

@@ -7,9 +7,9 @@
 //! loopback against a minimal echo thread. Also the time to serialize one dbw_report.
 
 use acres::config::Config;
+use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
 use acres::jobs::bridge::client::{BridgeConn, Control};
 use acres::jobs::bridge::server::{ServeOptions, spawn};
-use acres::jobs::sim::{DEFAULT_SCENARIO, Scenario};
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 

@@ -8,8 +8,9 @@
 use acres::chain::envelope::GroundClass;
 use acres::chain::path::{Direction, Path, PathPoint, RouteFile};
 use acres::config::Config;
+use acres::formats::scenario::{RouteRef, Scenario, Start};
 use acres::jobs::replay::{Replayer, read_records};
-use acres::jobs::sim::{self, RouteRef, Scenario, Start};
+use acres::jobs::sim;
 use acres::plant::world::{Obstacle, Plane};
 use std::io::Write;
 use std::time::Instant;

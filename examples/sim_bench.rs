@@ -4,12 +4,13 @@
 //! times and prints physics steps per second on one core and the real-time factor.
 
 use acres::config::Config;
-use acres::jobs::sim::{self, Scenario};
+use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
+use acres::jobs::sim;
 use std::time::Instant;
 
 fn main() {
     let cfg = Config::builtin();
-    let s = Scenario::from_json_str("opening.json", sim::DEFAULT_SCENARIO).unwrap();
+    let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
     let runs = 50;
     let t = Instant::now();
     let mut sim_s = 0.0;

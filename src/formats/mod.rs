@@ -2,5 +2,6 @@
 //! partial file is ever left behind as if complete (docs/formats.md lists every format).
 
 pub mod atomic;
+pub mod scenario;
 
 pub use atomic::{AtomicFile, write_atomic};

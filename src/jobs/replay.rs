@@ -460,7 +460,8 @@ fn read_csv(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::sim::{self, Scenario};
+    use crate::formats::scenario::Scenario;
+    use crate::jobs::sim;
 
     fn replay_all(config: &Config, log: &[u8], s: &Scenario) -> (Vec<ReplayRow>, Summary) {
         let mut r = Replayer::new(config, s.path(None).unwrap(), s.corner_rule, s.shield).unwrap();

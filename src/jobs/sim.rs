@@ -8,80 +8,21 @@
 //! record is one control step: the state, the scan, the row and the DBW report.
 
 use crate::chain::envelope::Grip;
-use crate::chain::path::{Path, RouteFile};
+use crate::chain::path::Path;
 use crate::chain::{Chain, ChainInput, CommandRow, VehicleState as ChainState};
 use crate::config::Config;
-use crate::ground::map::Map;
-use crate::plant::world::{Obstacle, Plane, World};
+use crate::formats::scenario::{Scenario, ScenarioError};
+use crate::plant::world::World;
 use crate::plant::{Plant, StartPose};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::Arc;
-
-/// The start of a scenario: the rear axle's pose and the speed.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Start {
-    pub x_m: f64,
-    pub y_m: f64,
-    pub yaw_rad: f64,
-    #[serde(default)]
-    pub speed_mps: f64,
-}
-
-/// The route of a scenario: a shipped route by name, a file beside the scenario, or
-/// the route itself.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RouteRef {
-    Name(String),
-    Inline(RouteFile),
-}
-
-/// A scenario (`data/scenarios/*.json`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Scenario {
-    #[serde(default)]
-    pub name: String,
-    pub ground: Plane,
-    /// A map whose classes and elevation make the ground (its state stays `ground`'s):
-    /// `farm` for the shipped map, or a manifest file beside the scenario.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub map: Option<String>,
-    pub route: RouteRef,
-    #[serde(default)]
-    pub obstacles: Vec<Obstacle>,
-    pub start: Start,
-    /// The longest simulated time, s.
-    pub duration_s: f64,
-    /// The shield's obstacle rule on (default) or off.
-    #[serde(default = "yes")]
-    pub shield: bool,
-    /// The shield's corner rule on (default) or off.
-    #[serde(default = "yes")]
-    pub corner_rule: bool,
-    /// Whether the log records the scan (default yes).
-    #[serde(default = "yes")]
-    pub record_scan: bool,
-    /// The directory of the scenario file, for files named in it.
-    #[serde(skip)]
-    pub dir: Option<std::path::PathBuf>,
-    /// The file as named in errors.
-    #[serde(skip)]
-    pub file: String,
-}
-
-fn yes() -> bool {
-    true
-}
 
 /// An error of a scenario or a run; it names the key or the object.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    #[error("{file}: {message}")]
-    Scenario { file: String, message: String },
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
     #[error(transparent)]
     Path(#[from] crate::chain::path::PathError),
     #[error(transparent)]
@@ -90,50 +31,7 @@ pub enum SimError {
     Log(#[from] std::io::Error),
 }
 
-/// The default scenario, the reference's opening figure.
-pub const DEFAULT_SCENARIO: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/data/scenarios/opening.json"
-));
-
 impl Scenario {
-    /// Parses a scenario; `file` names it in errors and resolves a route file beside it.
-    pub fn from_json_str(file: &str, text: &str) -> Result<Scenario, SimError> {
-        let err = |message: String| SimError::Scenario {
-            file: file.to_string(),
-            message,
-        };
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let mut s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let key = e.path().to_string();
-            err(format!("key `{key}`: {}", e.into_inner()))
-        })?;
-        s.file = file.to_string();
-        let st = &s.start;
-        for (k, v) in [
-            ("start.x_m", st.x_m),
-            ("start.y_m", st.y_m),
-            ("start.yaw_rad", st.yaw_rad),
-            ("start.speed_mps", st.speed_mps),
-        ] {
-            if !v.is_finite() {
-                return Err(err(format!("key `{k}`: not a finite number")));
-            }
-        }
-        if !(s.duration_s.is_finite() && s.duration_s > 0.0 && s.duration_s <= 3600.0) {
-            return Err(err("key `duration_s`: must be in (0, 3600] s".into()));
-        }
-        if !(s.ground.slope_pct.is_finite()
-            && s.ground.slope_pct.abs() <= 100.0
-            && s.ground.slope_dir_deg.is_finite())
-        {
-            return Err(err(
-                "key `ground`: slope_pct in [−100, 100] and a finite slope_dir_deg".into(),
-            ));
-        }
-        Ok(s)
-    }
-
     /// The plant of the scenario: its world (with the map where it names one) and the
     /// vehicle at the start, enabled; an obstacle over the start pose is an error.
     pub fn plant(&self, config: &Config) -> Result<Plant, SimError> {
@@ -157,47 +55,13 @@ impl Scenario {
         for (i, o) in self.obstacles.iter().enumerate() {
             let one = World::new(self.ground, vec![o.clone()]);
             if one.collides(&start_fp) {
-                return Err(SimError::Scenario {
+                return Err(SimError::Scenario(ScenarioError::Key {
                     file: self.file.clone(),
                     message: format!("key `obstacles[{i}]`: the obstacle is over the start pose"),
-                });
+                }));
             }
         }
         Ok(plant)
-    }
-
-    fn load_map(&self, name: &str) -> Result<Arc<Map>, SimError> {
-        if name == "farm" {
-            return Ok(Arc::new(Map::builtin_farm()));
-        }
-        let p = self
-            .dir
-            .as_deref()
-            .map(|d| d.join(name))
-            .unwrap_or_else(|| name.into());
-        Map::load(&p).map(Arc::new).map_err(|e| SimError::Scenario {
-            file: self.file.clone(),
-            message: format!("key `map`: {e}"),
-        })
-    }
-
-    /// The route, resolved: inline, a file beside `dir`, or a shipped route by name.
-    pub fn path(&self, dir: Option<&std::path::Path>) -> Result<Path, SimError> {
-        match &self.route {
-            RouteRef::Inline(r) => Path::new(&r.name, &r.points).map_err(|e| SimError::Scenario {
-                file: self.file.clone(),
-                message: format!("key `route`: {e}"),
-            }),
-            RouteRef::Name(n) => {
-                if let Some(p) = dir.map(|d| d.join(n)).filter(|p| p.exists()) {
-                    return Ok(Path::load(&p)?);
-                }
-                Path::builtin(n).ok_or_else(|| SimError::Scenario {
-                    file: self.file.clone(),
-                    message: format!("key `route`: no route `{n}` beside the scenario or shipped"),
-                })
-            }
-        }
     }
 }
 
@@ -326,6 +190,9 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::scenario::DEFAULT_SCENARIO;
+    use crate::plant::world::{Obstacle, Plane};
+    use std::sync::Arc;
 
     fn default_run(log: Option<&mut dyn Write>) -> Summary {
         let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();

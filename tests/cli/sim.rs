@@ -57,7 +57,7 @@ fn the_log_has_one_record_per_control_step_and_is_deterministic() {
 fn a_bad_scenario_is_an_error_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.json");
-    let text = acres::jobs::sim::DEFAULT_SCENARIO.replace("\"obstacles\"", "\"obstacels\"");
+    let text = acres::formats::scenario::DEFAULT_SCENARIO.replace("\"obstacles\"", "\"obstacels\"");
     std::fs::write(&p, text).unwrap();
     let (code, _, err) = run(&["sim", "--scenario", p.to_str().unwrap()]);
     assert_eq!(code, 1);

@@ -25,7 +25,7 @@
 
 use super::{ClientMessage, Observation, frame, lidar_summary, parse_line};
 use crate::config::Config;
-use crate::jobs::sim::Scenario;
+use crate::formats::scenario::Scenario;
 use crate::plant::dbw::commands::EnableCmd;
 use crate::plant::dbw::{DbwCommands, PHYSICS_HZ};
 use crate::plant::{Plant, StartPose};

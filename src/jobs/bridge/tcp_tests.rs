@@ -3,7 +3,7 @@
 use super::client::{BridgeConn, Control, Line};
 use super::server::{ServeOptions, spawn};
 use crate::config::Config;
-use crate::jobs::sim::{DEFAULT_SCENARIO, Scenario};
+use crate::formats::scenario::{DEFAULT_SCENARIO, Scenario};
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,0 +1,184 @@
+//! The scenario file of `acres sim`, `acres bridge serve` and `acres replay`
+//! (docs/formats.md "Scenarios"): the ground, an optional map, the route, the obstacles,
+//! the start and the duration. Parsing is strict; errors name the file and the key.
+
+use crate::chain::path::{Path, RouteFile};
+use crate::ground::Map;
+use crate::plant::world::{Obstacle, Plane};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// An error of a scenario file: it names the file and the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("{file}: {message}")]
+    Key { file: String, message: String },
+    #[error("reading {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Path(#[from] crate::chain::path::PathError),
+}
+
+/// The start of a scenario: the rear axle's pose and the speed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Start {
+    pub x_m: f64,
+    pub y_m: f64,
+    pub yaw_rad: f64,
+    #[serde(default)]
+    pub speed_mps: f64,
+}
+
+/// The route of a scenario: a shipped route by name, a file beside the scenario, or
+/// the route itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RouteRef {
+    Name(String),
+    Inline(RouteFile),
+}
+
+/// A scenario (`data/scenarios/*.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub name: String,
+    pub ground: Plane,
+    /// A map whose classes and elevation make the ground (its state stays `ground`'s):
+    /// `farm` for the shipped map, or a manifest file beside the scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<String>,
+    pub route: RouteRef,
+    #[serde(default)]
+    pub obstacles: Vec<Obstacle>,
+    pub start: Start,
+    /// The longest simulated time, s.
+    pub duration_s: f64,
+    /// The shield's obstacle rule on (default) or off.
+    #[serde(default = "yes")]
+    pub shield: bool,
+    /// The shield's corner rule on (default) or off.
+    #[serde(default = "yes")]
+    pub corner_rule: bool,
+    /// Whether the log records the scan (default yes).
+    #[serde(default = "yes")]
+    pub record_scan: bool,
+    /// The directory of the scenario file, for files named in it.
+    #[serde(skip)]
+    pub dir: Option<std::path::PathBuf>,
+    /// The file as named in errors.
+    #[serde(skip)]
+    pub file: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The default scenario, the reference's opening figure.
+pub const DEFAULT_SCENARIO: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/scenarios/opening.json"
+));
+
+impl Scenario {
+    /// Parses a scenario; `file` names it in errors and resolves a route file beside it.
+    pub fn from_json_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        let err = |message: String| ScenarioError::Key {
+            file: file.to_string(),
+            message,
+        };
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let mut s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            err(format!("key `{key}`: {}", e.into_inner()))
+        })?;
+        s.file = file.to_string();
+        let st = &s.start;
+        for (k, v) in [
+            ("start.x_m", st.x_m),
+            ("start.y_m", st.y_m),
+            ("start.yaw_rad", st.yaw_rad),
+            ("start.speed_mps", st.speed_mps),
+        ] {
+            if !v.is_finite() {
+                return Err(err(format!("key `{k}`: not a finite number")));
+            }
+        }
+        if !(s.duration_s.is_finite() && s.duration_s > 0.0 && s.duration_s <= 3600.0) {
+            return Err(err("key `duration_s`: must be in (0, 3600] s".into()));
+        }
+        if !(s.ground.slope_pct.is_finite()
+            && s.ground.slope_pct.abs() <= 100.0
+            && s.ground.slope_dir_deg.is_finite())
+        {
+            return Err(err(
+                "key `ground`: slope_pct in [−100, 100] and a finite slope_dir_deg".into(),
+            ));
+        }
+        Ok(s)
+    }
+
+    /// The map a scenario names: `farm` for the shipped map, or a manifest file beside
+    /// the scenario.
+    pub fn load_map(&self, name: &str) -> Result<Arc<Map>, ScenarioError> {
+        if name == "farm" {
+            return Ok(Arc::new(Map::builtin_farm()));
+        }
+        let p = self
+            .dir
+            .as_deref()
+            .map(|d| d.join(name))
+            .unwrap_or_else(|| name.into());
+        Map::load(&p).map(Arc::new).map_err(|e| ScenarioError::Key {
+            file: self.file.clone(),
+            message: format!("key `map`: {e}"),
+        })
+    }
+
+    /// The route, resolved: inline, a file beside `dir`, or a shipped route by name.
+    pub fn path(&self, dir: Option<&std::path::Path>) -> Result<Path, ScenarioError> {
+        match &self.route {
+            RouteRef::Inline(r) => Path::new(&r.name, &r.points).map_err(|e| ScenarioError::Key {
+                file: self.file.clone(),
+                message: format!("key `route`: {e}"),
+            }),
+            RouteRef::Name(n) => {
+                if let Some(p) = dir.map(|d| d.join(n)).filter(|p| p.exists()) {
+                    return Ok(Path::load(&p)?);
+                }
+                Path::builtin(n).ok_or_else(|| ScenarioError::Key {
+                    file: self.file.clone(),
+                    message: format!("key `route`: no route `{n}` beside the scenario or shipped"),
+                })
+            }
+        }
+    }
+}
+
+impl Scenario {
+    /// The scenario of a file, with its directory for the files it names; without a file
+    /// the built-in default (the reference's opening figure).
+    pub fn load(file: Option<&std::path::Path>) -> Result<Scenario, ScenarioError> {
+        let Some(p) = file else {
+            return Scenario::from_json_str("data/scenarios/opening.json", DEFAULT_SCENARIO);
+        };
+        let text = std::fs::read_to_string(p).map_err(|source| ScenarioError::Read {
+            file: p.display().to_string(),
+            source,
+        })?;
+        let mut s = Scenario::from_json_str(&p.display().to_string(), &text)?;
+        s.dir = p.parent().map(|d| d.to_path_buf());
+        Ok(s)
+    }
+
+    /// The route, resolved beside the scenario's own directory.
+    pub fn route(&self) -> Result<Path, ScenarioError> {
+        self.path(self.dir.as_deref())
+    }
+}
