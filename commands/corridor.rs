@@ -252,7 +252,7 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         .collect();
     let i = Info {
         file: a.file.display().to_string(),
-        version: corridor::raster::VERSION,
+        version: acres::formats::corridor_file::VERSION,
         map: c.map.clone(),
         route: c.route.clone(),
         width: g.width,

@@ -1,26 +1,8 @@
-//! The corridor raster, its query and its file format.
+//! The corridor raster and its query.
 //!
-//! File format, version 1, all numbers little-endian:
-//!
-//! | bytes | what |
-//! |---|---|
-//! | 8 | magic `ACRESCOR` |
-//! | 4 | version, u32 (1) |
-//! | 4, 4 | width, height, u32 (cells) |
-//! | 8 | resolution, f64 (m) |
-//! | 8, 8 | origin x, y of the lower-left corner, f64 (m) |
-//! | 4 + n | the map's name: length u32, UTF-8 |
-//! | 4 + n | the route's name: length u32, UTF-8 |
-//! | 4 × width × height | `d_c`, f32, row 0 the north edge |
-//! | 4 | CRC-32 (IEEE) of every byte before it |
+//! The file format is in [`crate::formats::corridor_file`].
 
 use crate::ground::map::Grid;
-use std::path::Path as FsPath;
-
-/// The magic of a corridor file.
-pub const MAGIC: &[u8; 8] = b"ACRESCOR";
-/// The version this library writes and reads.
-pub const VERSION: u32 = 1;
 
 /// A corridor raster: each cell the lower bound `d_c` (m) of the distance from its centre
 /// to excluded ground, with the names of the map and the route it came from.
@@ -29,31 +11,6 @@ pub struct Corridor {
     pub grid: Grid<f32>,
     pub map: String,
     pub route: String,
-}
-
-/// An error of reading a corridor file; it names the file and what is wrong.
-#[derive(Debug, thiserror::Error)]
-pub enum CorridorFileError {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{0}: not a corridor file (bad magic)")]
-    Magic(String),
-    #[error("{file}: version {found}, this acres reads version {VERSION}")]
-    Version { file: String, found: u32 },
-    #[error("{file}: truncated: {len} bytes, the header asks for {want}")]
-    Truncated {
-        file: String,
-        len: usize,
-        want: usize,
-    },
-    #[error("{file}: corrupted: the checksum is {found:08x}, the content gives {want:08x}")]
-    Checksum { file: String, found: u32, want: u32 },
-    #[error("{file}: bad header: {what}")]
-    Header { file: String, what: String },
 }
 
 /// A margin subtracted from each query term for the rounding of `‖p − c‖`, m.
@@ -138,148 +95,6 @@ impl Corridor {
             map: "synthetic".into(),
             route: "synthetic".into(),
         }
-    }
-
-    /// The file bytes of the corridor.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let g = &self.grid;
-        let mut b = Vec::with_capacity(64 + g.cells.len() * 4);
-        b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
-        b.extend_from_slice(&(g.width as u32).to_le_bytes());
-        b.extend_from_slice(&(g.height as u32).to_le_bytes());
-        b.extend_from_slice(&g.resolution_m.to_le_bytes());
-        b.extend_from_slice(&g.origin_m[0].to_le_bytes());
-        b.extend_from_slice(&g.origin_m[1].to_le_bytes());
-        for s in [&self.map, &self.route] {
-            b.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            b.extend_from_slice(s.as_bytes());
-        }
-        for c in &g.cells {
-            b.extend_from_slice(&c.to_le_bytes());
-        }
-        let crc = crc32fast::hash(&b);
-        b.extend_from_slice(&crc.to_le_bytes());
-        b
-    }
-
-    /// Parses file bytes; `file` names the file in errors.
-    pub fn from_bytes(file: &str, b: &[u8]) -> Result<Corridor, CorridorFileError> {
-        let f = || file.to_string();
-        if b.len() < 8 || &b[..8] != MAGIC {
-            return Err(CorridorFileError::Magic(f()));
-        }
-        let mut at = 8;
-        let need = |at: usize, n: usize| -> Result<(), CorridorFileError> {
-            if b.len() < at + n {
-                Err(CorridorFileError::Truncated {
-                    file: f(),
-                    len: b.len(),
-                    want: at + n,
-                })
-            } else {
-                Ok(())
-            }
-        };
-        let u32_at = |at: &mut usize| -> Result<u32, CorridorFileError> {
-            need(*at, 4)?;
-            let v = u32::from_le_bytes(b[*at..*at + 4].try_into().expect("4 bytes"));
-            *at += 4;
-            Ok(v)
-        };
-        let version = u32_at(&mut at)?;
-        if version != VERSION {
-            return Err(CorridorFileError::Version {
-                file: f(),
-                found: version,
-            });
-        }
-        let width = u32_at(&mut at)? as usize;
-        let height = u32_at(&mut at)? as usize;
-        need(at, 24)?;
-        let f64_at = |at: usize| f64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
-        let res = f64_at(at);
-        let ox = f64_at(at + 8);
-        let oy = f64_at(at + 16);
-        at += 24;
-        let mut names = Vec::new();
-        for _ in 0..2 {
-            let n = u32_at(&mut at)? as usize;
-            need(at, n)?;
-            let s = std::str::from_utf8(&b[at..at + n]).map_err(|_| CorridorFileError::Header {
-                file: f(),
-                what: "a name is not UTF-8".into(),
-            })?;
-            names.push(s.to_string());
-            at += n;
-        }
-        let cells_len = width
-            .checked_mul(height)
-            .and_then(|n| n.checked_mul(4))
-            .ok_or_else(|| CorridorFileError::Header {
-                file: f(),
-                what: format!("{width} × {height} cells is too large"),
-            })?;
-        need(at, cells_len + 4)?;
-        let end = at + cells_len;
-        let found = u32::from_le_bytes(b[end..end + 4].try_into().expect("4 bytes"));
-        let want = crc32fast::hash(&b[..end]);
-        if found != want {
-            return Err(CorridorFileError::Checksum {
-                file: f(),
-                found,
-                want,
-            });
-        }
-        if b.len() != end + 4 {
-            return Err(CorridorFileError::Header {
-                file: f(),
-                what: format!("{} bytes after the checksum", b.len() - end - 4),
-            });
-        }
-        if !(res.is_finite() && res > 0.0 && ox.is_finite() && oy.is_finite()) {
-            return Err(CorridorFileError::Header {
-                file: f(),
-                what: "the resolution or the origin is not a number".into(),
-            });
-        }
-        let cells = b[at..end]
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        let route = names.pop().expect("two names");
-        let map = names.pop().expect("two names");
-        Ok(Corridor {
-            grid: Grid {
-                width,
-                height,
-                resolution_m: res,
-                origin_m: [ox, oy],
-                cells,
-            },
-            map,
-            route,
-        })
-    }
-
-    /// Writes the corridor file atomically.
-    pub fn save(&self, path: &FsPath) -> Result<(), CorridorFileError> {
-        crate::formats::atomic::write_atomic(path, &self.to_bytes()).map_err(|source| {
-            CorridorFileError::Io {
-                file: path.display().to_string(),
-                source,
-            }
-        })
-    }
-
-    /// Reads and checks a corridor file.
-    pub fn load(path: &FsPath) -> Result<Corridor, CorridorFileError> {
-        let file = path.display().to_string();
-        let b = std::fs::read(path).map_err(|source| CorridorFileError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        Corridor::from_bytes(&file, &b)
     }
 }
 

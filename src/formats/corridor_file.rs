@@ -1,0 +1,210 @@
+//! The corridor file (`.acor`), version 1, all numbers little-endian:
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 8 | magic `ACRESCOR` |
+//! | 4 | version, u32 (1) |
+//! | 4, 4 | width, height, u32 (cells) |
+//! | 8 | resolution, f64 (m) |
+//! | 8, 8 | origin x, y of the lower-left corner, f64 (m) |
+//! | 4 + n | the map's name: length u32, UTF-8 |
+//! | 4 + n | the route's name: length u32, UTF-8 |
+//! | 4 × width × height | `d_c`, f32, row 0 the north edge |
+//! | 4 | CRC-32 (IEEE) of every byte before it |
+
+use crate::ground::corridor::Corridor;
+use crate::ground::map::Grid;
+use std::path::Path as FsPath;
+
+/// The magic of a corridor file.
+pub const MAGIC: &[u8; 8] = b"ACRESCOR";
+/// The version this library writes and reads.
+pub const VERSION: u32 = 1;
+
+/// An error of reading a corridor file; it names the file and what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum CorridorFileError {
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}: not a corridor file (bad magic)")]
+    Magic(String),
+    #[error("{file}: version {found}, this acres reads version {VERSION}")]
+    Version { file: String, found: u32 },
+    #[error("{file}: truncated: {len} bytes, the header asks for {want}")]
+    Truncated {
+        file: String,
+        len: usize,
+        want: usize,
+    },
+    #[error("{file}: corrupted: the checksum is {found:08x}, the content gives {want:08x}")]
+    Checksum { file: String, found: u32, want: u32 },
+    #[error("{file}: bad header: {what}")]
+    Header { file: String, what: String },
+}
+
+impl Corridor {
+    /// The file bytes of the corridor.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let g = &self.grid;
+        let mut b = Vec::with_capacity(64 + g.cells.len() * 4);
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(g.width as u32).to_le_bytes());
+        b.extend_from_slice(&(g.height as u32).to_le_bytes());
+        b.extend_from_slice(&g.resolution_m.to_le_bytes());
+        b.extend_from_slice(&g.origin_m[0].to_le_bytes());
+        b.extend_from_slice(&g.origin_m[1].to_le_bytes());
+        for s in [&self.map, &self.route] {
+            b.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            b.extend_from_slice(s.as_bytes());
+        }
+        for c in &g.cells {
+            b.extend_from_slice(&c.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Parses file bytes; `file` names the file in errors.
+    pub fn from_bytes(file: &str, b: &[u8]) -> Result<Corridor, CorridorFileError> {
+        let mut r = Reader { file, b, at: 0 };
+        if b.len() < 8 || &b[..8] != MAGIC {
+            return Err(CorridorFileError::Magic(file.to_string()));
+        }
+        r.at = 8;
+        let version = r.u32()?;
+        if version != VERSION {
+            return Err(CorridorFileError::Version {
+                file: file.to_string(),
+                found: version,
+            });
+        }
+        let width = r.u32()? as usize;
+        let height = r.u32()? as usize;
+        let (res, ox, oy) = (r.f64()?, r.f64()?, r.f64()?);
+        let map = r.name()?;
+        let route = r.name()?;
+        let cells = r.cells(width, height)?;
+        if !(res.is_finite() && res > 0.0 && ox.is_finite() && oy.is_finite()) {
+            return Err(r.header("the resolution or the origin is not a number".into()));
+        }
+        Ok(Corridor {
+            grid: Grid {
+                width,
+                height,
+                resolution_m: res,
+                origin_m: [ox, oy],
+                cells,
+            },
+            map,
+            route,
+        })
+    }
+
+    /// Writes the corridor file atomically.
+    pub fn save(&self, path: &FsPath) -> Result<(), CorridorFileError> {
+        crate::formats::atomic::write_atomic(path, &self.to_bytes()).map_err(|source| {
+            CorridorFileError::Io {
+                file: path.display().to_string(),
+                source,
+            }
+        })
+    }
+
+    /// Reads and checks a corridor file.
+    pub fn load(path: &FsPath) -> Result<Corridor, CorridorFileError> {
+        let file = path.display().to_string();
+        let b = std::fs::read(path).map_err(|source| CorridorFileError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        Corridor::from_bytes(&file, &b)
+    }
+}
+
+/// A cursor over the bytes of a corridor file that names the file in its errors.
+struct Reader<'a> {
+    file: &'a str,
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn header(&self, what: String) -> CorridorFileError {
+        CorridorFileError::Header {
+            file: self.file.to_string(),
+            what,
+        }
+    }
+
+    /// The next `n` bytes, or a truncation error.
+    fn take(&mut self, n: usize) -> Result<&[u8], CorridorFileError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.b.len());
+        let Some(end) = end else {
+            return Err(CorridorFileError::Truncated {
+                file: self.file.to_string(),
+                len: self.b.len(),
+                want: self.at.saturating_add(n),
+            });
+        };
+        let s = &self.b[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn u32(&mut self) -> Result<u32, CorridorFileError> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn f64(&mut self) -> Result<f64, CorridorFileError> {
+        Ok(f64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    /// A name: its length, then UTF-8.
+    fn name(&mut self) -> Result<String, CorridorFileError> {
+        let n = self.u32()? as usize;
+        let bytes = self.take(n)?;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(s.to_string()),
+            Err(_) => Err(self.header("a name is not UTF-8".into())),
+        }
+    }
+
+    /// The cells, the checksum of every byte before it, and nothing after it.
+    fn cells(&mut self, width: usize, height: usize) -> Result<Vec<f32>, CorridorFileError> {
+        let len = width
+            .checked_mul(height)
+            .and_then(|n| n.checked_mul(4))
+            .ok_or_else(|| self.header(format!("{width} × {height} cells is too large")))?;
+        let start = self.at;
+        // The cells and the checksum must all be there before the checksum is read.
+        self.take(len.checked_add(4).unwrap_or(usize::MAX))?;
+        let end = start + len;
+        let found = u32::from_le_bytes(self.b[end..end + 4].try_into().expect("4 bytes"));
+        let want = crc32fast::hash(&self.b[..end]);
+        if found != want {
+            return Err(CorridorFileError::Checksum {
+                file: self.file.to_string(),
+                found,
+                want,
+            });
+        }
+        if self.b.len() != self.at {
+            let extra = self.b.len() - self.at;
+            return Err(self.header(format!("{extra} bytes after the checksum")));
+        }
+        Ok(self.b[start..end]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect())
+    }
+}
