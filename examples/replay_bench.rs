@@ -6,8 +6,9 @@
 //! Prints rows per second and the share of the time that parsing takes.
 
 use acres::chain::envelope::GroundClass;
-use acres::chain::path::{Direction, Path, PathPoint, RouteFile};
+use acres::chain::path::{Direction, Path, PathPoint};
 use acres::config::Config;
+use acres::formats::route::RouteFile;
 use acres::formats::scenario::{RouteRef, Scenario, Start};
 use acres::jobs::replay::{Replayer, read_records};
 use acres::jobs::sim;

@@ -10,8 +10,9 @@ mod chunks;
 mod farm;
 
 use acres::chain::envelope::GroundClass;
-use acres::chain::path::{Direction, Path, PathPoint, RouteFile};
+use acres::chain::path::{Direction, Path, PathPoint};
 use acres::config::Config;
+use acres::formats::route::RouteFile;
 use std::f64::consts::{FRAC_PI_2, PI};
 
 const STEP_M: f64 = 0.5;

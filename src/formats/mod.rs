@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod corridor_file;
+pub mod route;
 pub mod scenario;
 
 pub use atomic::{AtomicFile, write_atomic};

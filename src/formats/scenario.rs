@@ -2,7 +2,8 @@
 //! (docs/formats.md "Scenarios"): the ground, an optional map, the route, the obstacles,
 //! the start and the duration. Parsing is strict; errors name the file and the key.
 
-use crate::chain::path::{Path, RouteFile};
+use crate::chain::path::Path;
+use crate::formats::route::RouteFile;
 use crate::ground::Map;
 use crate::plant::world::{Obstacle, Plane};
 use serde::{Deserialize, Serialize};
