@@ -5,7 +5,8 @@
 use super::{Pen, write};
 use acres::chain::envelope::GroundClass;
 use acres::chain::path::Direction;
-use acres::ground::map::{ElevationManifest, MapClass, MapManifest};
+use acres::formats::map_manifest::{ElevationManifest, MapManifest};
+use acres::ground::map::MapClass;
 use std::collections::BTreeMap;
 use std::f64::consts::FRAC_PI_2;
 use std::path::PathBuf;

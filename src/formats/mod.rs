@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod corridor_file;
+pub mod map_manifest;
 pub mod route;
 pub mod scenario;
 

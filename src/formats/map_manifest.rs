@@ -1,0 +1,249 @@
+//! The map manifest (docs/formats.md "Maps"): a JSON manifest beside an 8-bit PNG of
+//! class indices and optionally a 16-bit PNG of elevation, in the spirit of the ROS
+//! map_server convention (a YAML manifest beside a PGM).
+//!
+//! ```json
+//! {"name": "farm", "image": "classes.png", "resolution_m": 0.25,
+//!  "origin_m": [0.0, 0.0],
+//!  "legend": {"0": "unknown", "1": "asphalt", "9": "obstacle"},
+//!  "elevation": {"image": "elevation.png", "resolution_m": 4.0, "origin_m": [0.0, 0.0],
+//!                "scale_m": 0.01, "offset_m": 100.0}}
+//! ```
+//!
+//! Elevation = `offset_m + scale_m × pixel`. The shipped farm map is built into the binary.
+
+use crate::ground::map::{Grid, Map, MapClass};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path as FsPath, PathBuf};
+
+/// The elevation block of a manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElevationManifest {
+    pub image: PathBuf,
+    pub resolution_m: f64,
+    pub origin_m: [f64; 2],
+    pub scale_m: f64,
+    pub offset_m: f64,
+}
+
+/// A map manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapManifest {
+    #[serde(default)]
+    pub name: String,
+    /// The class image, relative to the manifest.
+    pub image: PathBuf,
+    /// The size of a cell, m.
+    pub resolution_m: f64,
+    /// The world position of the lower-left corner, m.
+    pub origin_m: [f64; 2],
+    /// Pixel value (as a string key, JSON's only kind) → class.
+    pub legend: BTreeMap<String, MapClass>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elevation: Option<ElevationManifest>,
+}
+
+/// An error of reading a map; it names the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct MapError {
+    pub file: String,
+    pub message: String,
+}
+
+fn err(file: &FsPath, message: impl Into<String>) -> MapError {
+    MapError {
+        file: file.display().to_string(),
+        message: message.into(),
+    }
+}
+
+fn read_png(path: &FsPath, bytes: Vec<u8>) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
+    let dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = dec.read_info().map_err(|e| err(path, e.to_string()))?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| err(path, "the image is too large"))?;
+    let mut buf = vec![0; size];
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| err(path, e.to_string()))?;
+    buf.truncate(info.buffer_size());
+    Ok((info, buf))
+}
+
+impl Map {
+    /// Loads a map from its manifest; the images are read relative to it.
+    pub fn load(manifest_path: &FsPath) -> Result<Map, MapError> {
+        let text = std::fs::read_to_string(manifest_path)
+            .map_err(|e| err(manifest_path, e.to_string()))?;
+        Map::from_manifest(manifest_path, &text, |p| {
+            std::fs::read(p).map_err(|e| err(p, e.to_string()))
+        })
+    }
+
+    /// The shipped farm map (`data/maps/farm/`), built into the binary.
+    pub fn builtin_farm() -> Map {
+        let text = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/maps/farm/farm.json"
+        ));
+        Map::from_manifest(FsPath::new("data/maps/farm/farm.json"), text, |p| {
+            match p.file_name().and_then(|n| n.to_str()) {
+                Some("classes.png") => Ok(include_bytes!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/data/maps/farm/classes.png"
+                ))
+                .to_vec()),
+                Some("elevation.png") => Ok(include_bytes!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/data/maps/farm/elevation.png"
+                ))
+                .to_vec()),
+                _ => Err(err(p, "not a file of the shipped map")),
+            }
+        })
+        .expect("the shipped map is valid")
+    }
+
+    /// Parses a manifest (named `manifest_path` in errors) whose images `read` gives.
+    pub fn from_manifest(
+        manifest_path: &FsPath,
+        text: &str,
+        read: impl Fn(&FsPath) -> Result<Vec<u8>, MapError>,
+    ) -> Result<Map, MapError> {
+        let m = MapManifest::parse(manifest_path, text)?;
+        let dir = manifest_path.parent().unwrap_or(FsPath::new("."));
+        let mut lut: [Option<MapClass>; 256] = [None; 256];
+        for (k, c) in &m.legend {
+            let v: u8 = k.parse().map_err(|_| {
+                err(
+                    manifest_path,
+                    format!("key `legend.{k}`: not a pixel value 0 to 255"),
+                )
+            })?;
+            lut[v as usize] = Some(*c);
+        }
+        let img = dir.join(&m.image);
+        let classes = class_grid(&img, read(&img)?, &lut, m.resolution_m, m.origin_m)?;
+        let elevation = match &m.elevation {
+            None => None,
+            Some(e) => {
+                let path = dir.join(&e.image);
+                Some(elevation_grid(&path, read(&path)?, e)?)
+            }
+        };
+        Ok(Map {
+            name: if m.name.is_empty() {
+                manifest_path.display().to_string()
+            } else {
+                m.name
+            },
+            classes,
+            elevation,
+        })
+    }
+}
+
+impl MapManifest {
+    /// Parses and validates a manifest's JSON; errors name the file and the key.
+    fn parse(manifest_path: &FsPath, text: &str) -> Result<MapManifest, MapError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let m: MapManifest = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            err(manifest_path, format!("key `{key}`: {}", e.into_inner()))
+        })?;
+        if !(m.resolution_m.is_finite() && m.resolution_m > 0.0) {
+            return Err(err(
+                manifest_path,
+                "key `resolution_m`: must be a positive number",
+            ));
+        }
+        if let Some(e) = &m.elevation {
+            if !(e.resolution_m.is_finite() && e.resolution_m > 0.0) {
+                return Err(err(
+                    manifest_path,
+                    "key `elevation.resolution_m`: must be a positive number",
+                ));
+            }
+            if !(e.scale_m.is_finite()
+                && e.offset_m.is_finite()
+                && e.origin_m.iter().all(|v| v.is_finite()))
+            {
+                return Err(err(
+                    manifest_path,
+                    "key `elevation`: scale_m, offset_m and origin_m must be finite",
+                ));
+            }
+        }
+        if !m.origin_m.iter().all(|v| v.is_finite()) {
+            return Err(err(manifest_path, "key `origin_m`: must be finite numbers"));
+        }
+        Ok(m)
+    }
+}
+
+/// The class grid of an 8-bit grayscale PNG through the legend's lookup table; a pixel the
+/// legend does not name is an error naming the pixel.
+fn class_grid(
+    img: &FsPath,
+    bytes: Vec<u8>,
+    lut: &[Option<MapClass>; 256],
+    resolution_m: f64,
+    origin_m: [f64; 2],
+) -> Result<Grid<MapClass>, MapError> {
+    let (info, buf) = read_png(img, bytes)?;
+    if info.color_type != png::ColorType::Grayscale || info.bit_depth != png::BitDepth::Eight {
+        return Err(err(img, "the class image must be 8-bit grayscale"));
+    }
+    let (w, h) = (info.width as usize, info.height as usize);
+    let mut cells = Vec::with_capacity(w * h);
+    for (i, &p) in buf.iter().enumerate() {
+        match lut[p as usize] {
+            Some(c) => cells.push(c),
+            None => {
+                return Err(err(
+                    img,
+                    format!(
+                        "pixel ({}, {}) has the value {p}, which the legend does not name",
+                        i % w,
+                        i / w
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(Grid {
+        width: w,
+        height: h,
+        resolution_m,
+        origin_m,
+        cells,
+    })
+}
+
+/// The elevation grid of a 16-bit grayscale PNG: `offset_m + scale_m × pixel`.
+fn elevation_grid(
+    path: &FsPath,
+    bytes: Vec<u8>,
+    e: &ElevationManifest,
+) -> Result<Grid<f32>, MapError> {
+    let (info, buf) = read_png(path, bytes)?;
+    if info.color_type != png::ColorType::Grayscale || info.bit_depth != png::BitDepth::Sixteen {
+        return Err(err(path, "the elevation image must be 16-bit grayscale"));
+    }
+    let cells = buf
+        .chunks_exact(2)
+        .map(|b| (e.offset_m + e.scale_m * u16::from_be_bytes([b[0], b[1]]) as f64) as f32)
+        .collect();
+    Ok(Grid {
+        width: info.width as usize,
+        height: info.height as usize,
+        resolution_m: e.resolution_m,
+        origin_m: e.origin_m,
+        cells,
+    })
+}
