@@ -6,7 +6,8 @@ use crate::Global;
 use crate::output::{self, f2};
 use acres::chain::envelope::GroundClass;
 use acres::config::Config;
-use acres::jobs::calibrate::{self, COLUMNS, Measurement};
+use acres::formats::stops::{self, COLUMNS, Measurement};
+use acres::jobs::calibrate;
 use acres::plant::vehicle::GroundState;
 use anyhow::Context;
 use rayon::prelude::*;
@@ -158,7 +159,7 @@ pub fn measure(config: &Config, a: MeasureArgs, global: &Global) -> anyhow::Resu
                 None => None,
             };
             let mut rig = acres::jobs::bridge::client::BridgeRig::new(conn, control);
-            plan.retain(|t| t.test != calibrate::TestKind::Follow);
+            plan.retain(|t| t.test != stops::TestKind::Follow);
             let bar = output::progress(global, plan.len() as u64, "measure");
             let mut rows = Vec::new();
             for t in &plan {
@@ -191,9 +192,9 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
     let rows = match &a.stops {
         Some(p) => {
             let f = std::fs::File::open(p).with_context(|| format!("reading {}", p.display()))?;
-            calibrate::read_csv(&p.display().to_string(), f)?
+            stops::read_csv(&p.display().to_string(), f)?
         }
-        None => calibrate::read_csv("data/stops/measurements.csv", SHIPPED_STOPS.as_bytes())?,
+        None => stops::read_csv("data/stops/measurements.csv", SHIPPED_STOPS.as_bytes())?,
     };
     let source = a
         .stops

@@ -3,10 +3,9 @@
 
 use crate::Global;
 use crate::output;
+use acres::formats::log::read_records;
 use acres::formats::scenario::Scenario;
-use acres::jobs::replay::{
-    Difference, ReplayRow, Replayer, Summary, read_records, rule_codes, rules,
-};
+use acres::jobs::replay::{Difference, ReplayRow, Replayer, Summary, rule_codes, rules};
 use acres::plot::ReplayPoint;
 use anyhow::Context;
 use serde::Serialize;
@@ -285,12 +284,12 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let mut n_diffs = 0u64;
     let mut points: Vec<ReplayPoint> = Vec::new();
     let want_plot = args.plot.is_some();
-    let line_err = |line: u64, m: String| acres::jobs::replay::ReplayError::Line {
+    let line_err = |line: u64, m: String| acres::formats::log::LogError::Line {
         file: name.clone(),
         line,
         message: m,
     };
-    let io_err = |e: std::io::Error| acres::jobs::replay::ReplayError::Io(e, "the rows".into());
+    let io_err = |e: std::io::Error| acres::formats::log::LogError::Io(e, "the rows".into());
     let skipped = read_records(&name, input, is_csv, args.skip_bad, |line, rec| {
         let ra = a.step(rec).map_err(|m| line_err(line, m))?;
         sum_a.add(&ra);

@@ -8,9 +8,10 @@
 use acres::chain::envelope::GroundClass;
 use acres::chain::path::{Direction, Path, PathPoint};
 use acres::config::Config;
+use acres::formats::log::read_records;
 use acres::formats::route::RouteFile;
 use acres::formats::scenario::{RouteRef, Scenario, Start};
-use acres::jobs::replay::{Replayer, read_records};
+use acres::jobs::replay::Replayer;
 use acres::jobs::sim;
 use acres::plant::world::{Obstacle, Plane};
 use std::io::Write;

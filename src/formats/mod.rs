@@ -3,8 +3,10 @@
 
 pub mod atomic;
 pub mod corridor_file;
+pub mod log;
 pub mod map_manifest;
 pub mod route;
 pub mod scenario;
+pub mod stops;
 
 pub use atomic::{AtomicFile, write_atomic};

@@ -21,9 +21,10 @@ use crate::chain::envelope::{
     ClassLimits, ClassTable, EnvelopeConfig, GripTables, GroundClass, StopRule,
 };
 use crate::config::Config;
+use crate::formats::stops::{Measurement, TestKind};
 use crate::jobs::measure::{FollowTest, SteeringStep, StopTest};
 use crate::plant::vehicle::GroundState;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The base of the obstacle margin, m: the gap to keep from a wall.
 pub const BASE_MARGIN_M: f64 = 1.5;
@@ -36,74 +37,7 @@ pub fn project_cap(class: GroundClass) -> f64 {
     }
 }
 
-/// The kind of a measurement row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TestKind {
-    Stop,
-    Follow,
-    Steer,
-}
-
-/// One measurement: a row of `data/stops/*.csv`. Columns that do not belong to the kind
-/// of test are empty.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Measurement {
-    pub test: TestKind,
-    pub class: GroundClass,
-    pub state: GroundState,
-    /// The speed commanded (stop, steer) or the route's speed (follow), m/s.
-    pub speed_mps: f64,
-    pub overshoot_mps: Option<f64>,
-    pub stop_distance_m: Option<f64>,
-    pub decel_mps2: Option<f64>,
-    pub tail_m: Option<f64>,
-    pub stop_time_s: Option<f64>,
-    pub gap_m: Option<f64>,
-    pub margin_used_m: Option<f64>,
-    pub collided: Option<bool>,
-    pub wheel_lift: Option<bool>,
-    pub max_lateral_accel_mps2: Option<f64>,
-}
-
-/// The CSV columns, in order.
-pub const COLUMNS: [&str; 14] = [
-    "test",
-    "class",
-    "state",
-    "speed_mps",
-    "overshoot_mps",
-    "stop_distance_m",
-    "decel_mps2",
-    "tail_m",
-    "stop_time_s",
-    "gap_m",
-    "margin_used_m",
-    "collided",
-    "wheel_lift",
-    "max_lateral_accel_mps2",
-];
-
 impl Measurement {
-    fn base(test: TestKind, class: GroundClass, state: GroundState, speed_mps: f64) -> Self {
-        Measurement {
-            test,
-            class,
-            state,
-            speed_mps,
-            overshoot_mps: None,
-            stop_distance_m: None,
-            decel_mps2: None,
-            tail_m: None,
-            stop_time_s: None,
-            gap_m: None,
-            margin_used_m: None,
-            collided: None,
-            wheel_lift: None,
-            max_lateral_accel_mps2: None,
-        }
-    }
-
     /// The row of a stop test.
     pub fn stop(class: GroundClass, state: GroundState, speed: f64, r: &StopTest) -> Self {
         Measurement {
@@ -112,7 +46,7 @@ impl Measurement {
             decel_mps2: Some(r.decel_mps2),
             tail_m: Some(r.tail_m),
             stop_time_s: Some(r.stop_time_s),
-            ..Self::base(TestKind::Stop, class, state, speed)
+            ..Measurement::base(TestKind::Stop, class, state, speed)
         }
     }
 
@@ -122,7 +56,7 @@ impl Measurement {
             gap_m: Some(r.gap_m),
             margin_used_m: Some(r.margin_used_m),
             collided: Some(r.collided),
-            ..Self::base(TestKind::Follow, class, state, speed)
+            ..Measurement::base(TestKind::Follow, class, state, speed)
         }
     }
 
@@ -131,151 +65,9 @@ impl Measurement {
         Measurement {
             wheel_lift: Some(r.wheel_lift),
             max_lateral_accel_mps2: Some(r.max_lateral_accel_mps2),
-            ..Self::base(TestKind::Steer, class, state, speed)
+            ..Measurement::base(TestKind::Steer, class, state, speed)
         }
     }
-
-    /// The row as CSV fields, in the order of [`COLUMNS`].
-    pub fn fields(&self) -> Vec<String> {
-        let f = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
-        let b = |x: Option<bool>| x.map(|v| v.to_string()).unwrap_or_default();
-        let kind = match self.test {
-            TestKind::Stop => "stop",
-            TestKind::Follow => "follow",
-            TestKind::Steer => "steer",
-        };
-        vec![
-            kind.into(),
-            self.class.name().into(),
-            match self.state {
-                GroundState::Dry => "dry".into(),
-                GroundState::Wet => "wet".into(),
-            },
-            format!("{}", self.speed_mps),
-            f(self.overshoot_mps),
-            f(self.stop_distance_m),
-            f(self.decel_mps2),
-            f(self.tail_m),
-            f(self.stop_time_s),
-            f(self.gap_m),
-            f(self.margin_used_m),
-            b(self.collided),
-            b(self.wheel_lift),
-            f(self.max_lateral_accel_mps2),
-        ]
-    }
-}
-
-/// An error of a measurement file or of the calibration: it names the file, the row
-/// (its line) and the column, or the class.
-#[derive(Debug, thiserror::Error)]
-pub enum CalibrationError {
-    #[error("{file}: line {line}, column `{column}`: {message}")]
-    Cell {
-        file: String,
-        line: u64,
-        column: String,
-        message: String,
-    },
-    #[error("{file}: {message}")]
-    File { file: String, message: String },
-}
-
-/// Reads the measurement rows of a CSV file (named `file` in errors).
-pub fn read_csv(
-    file: &str,
-    input: impl std::io::Read,
-) -> Result<Vec<Measurement>, CalibrationError> {
-    let ferr = |message: String| CalibrationError::File {
-        file: file.to_string(),
-        message,
-    };
-    let mut rd = csv::Reader::from_reader(input);
-    let headers = rd.headers().map_err(|e| ferr(e.to_string()))?.clone();
-    let mut idx = [0usize; 14];
-    for (k, c) in COLUMNS.iter().enumerate() {
-        idx[k] = headers.iter().position(|h| h == *c).ok_or_else(|| {
-            ferr(format!(
-                "missing column `{c}` (the columns: {})",
-                COLUMNS.join(", ")
-            ))
-        })?;
-    }
-    let mut out = Vec::new();
-    for rec in rd.records() {
-        let rec = rec.map_err(|e| ferr(e.to_string()))?;
-        let line = rec.position().map_or(0, |p| p.line());
-        let cell = |k: usize, message: String| CalibrationError::Cell {
-            file: file.to_string(),
-            line,
-            column: COLUMNS[k].to_string(),
-            message,
-        };
-        let text = |k: usize| rec.get(idx[k]).unwrap_or("").trim();
-        let num = |k: usize| -> Result<Option<f64>, CalibrationError> {
-            let t = text(k);
-            if t.is_empty() {
-                return Ok(None);
-            }
-            match t.parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(Some(v)),
-                _ => Err(cell(k, format!("`{t}` is not a finite number"))),
-            }
-        };
-        let flag = |k: usize| -> Result<Option<bool>, CalibrationError> {
-            match text(k) {
-                "" => Ok(None),
-                "true" => Ok(Some(true)),
-                "false" => Ok(Some(false)),
-                t => Err(cell(k, format!("`{t}` is not true or false"))),
-            }
-        };
-        let test = match text(0) {
-            "stop" => TestKind::Stop,
-            "follow" => TestKind::Follow,
-            "steer" => TestKind::Steer,
-            t => return Err(cell(0, format!("`{t}` is not stop, follow or steer"))),
-        };
-        let class: GroundClass = text(1).parse().map_err(|e: String| cell(1, e))?;
-        let state = match text(2) {
-            "dry" => GroundState::Dry,
-            "wet" => GroundState::Wet,
-            t => return Err(cell(2, format!("`{t}` is not dry or wet"))),
-        };
-        let speed = num(3)?.ok_or_else(|| cell(3, "a number is needed".into()))?;
-        let m = Measurement {
-            test,
-            class,
-            state,
-            speed_mps: speed,
-            overshoot_mps: num(4)?,
-            stop_distance_m: num(5)?,
-            decel_mps2: num(6)?,
-            tail_m: num(7)?,
-            stop_time_s: num(8)?,
-            gap_m: num(9)?,
-            margin_used_m: num(10)?,
-            collided: flag(11)?,
-            wheel_lift: flag(12)?,
-            max_lateral_accel_mps2: num(13)?,
-        };
-        // The columns each kind needs.
-        let need: &[usize] = match test {
-            TestKind::Stop => &[4, 5, 6, 7],
-            TestKind::Follow => &[9, 10],
-            TestKind::Steer => &[12],
-        };
-        for &k in need {
-            if text(k).is_empty() {
-                return Err(cell(k, format!("a {} test needs a value", text(0))));
-            }
-        }
-        out.push(m);
-    }
-    if out.is_empty() {
-        return Err(ferr("no measurements".into()));
-    }
-    Ok(out)
 }
 
 /// How one class row of one grip level came about.
@@ -622,6 +414,7 @@ pub fn run_test(config: &Config, t: &Planned) -> Measurement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::stops::read_csv;
 
     /// A hand-made table: every class and state with stops at 2 and 7 m/s (the given
     /// deceleration, tail and overshoot), a follow test leaving `gap` of 2.5 m, and

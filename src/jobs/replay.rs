@@ -3,46 +3,17 @@
 //! the shield's interventions, the difference from the logged command and the rules the
 //! logged command broke. Streaming: one record at a time, in constant memory.
 //!
-//! Inputs: the JSON Lines logs of `acres sim --log` and `acres bridge client --record`
-//! (one [`Record`] per line; other keys are ignored), and CSV files with the columns of
-//! [`CSV_COLUMNS`] (a report CSV of `acres bridge client --log` holds them; a CSV without
-//! scan columns replays with an empty scan, so the obstacle rule sees nothing).
+//! The logs are read in [`crate::formats::log`].
 
 use crate::chain::envelope::Grip;
 use crate::chain::path::Path;
 use crate::chain::scan::Scan;
-use crate::chain::shield::{Command, Intervention, Pose, Rule, Shield};
-use crate::chain::{Chain, ChainError, ChainInput, CommandRow, Gear, VehicleState};
+use crate::chain::shield::{Command, Intervention, Rule, Shield};
+use crate::chain::{Chain, ChainError, ChainInput, CommandRow};
 use crate::config::Config;
-use serde::{Deserialize, Serialize};
+use crate::formats::log::{LoggedCommand, Record};
+use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::BufRead;
-
-/// One recorded control step: what the chain saw, and what was sent where the log has it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Record {
-    pub step: u64,
-    pub t: f64,
-    pub state: VehicleState,
-    /// The scan ranges, null for no return; absent: an empty scan.
-    #[serde(default)]
-    pub scan: Option<Vec<Option<f64>>>,
-    /// The command row that was sent (only its curvature and speed are read).
-    #[serde(default, rename = "row")]
-    pub logged: Option<LoggedCommand>,
-}
-
-/// The command of a log.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
-pub struct LoggedCommand {
-    pub curvature_per_m: f64,
-    pub speed_mps: f64,
-}
-
-/// The columns a CSV log needs: time, pose, speed; `yaw_rate_rps`, `gear` (a number),
-/// `cmd_speed_mps` and `cmd_curvature_per_m` (the logged command) and `scan_0` …
-/// `scan_359` are read where present.
-pub const CSV_COLUMNS: [&str; 5] = ["t", "x_m", "y_m", "yaw_rad", "speed_mps"];
 
 /// The replayed row of one step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -77,21 +48,6 @@ impl ReplayRow {
     pub fn mismatch(&self) -> bool {
         self.logged.is_some() && (self.d_speed_mps != 0.0 || self.d_curvature_per_m != 0.0)
     }
-}
-
-/// An error of a replay: it names the input and the line.
-#[derive(Debug, thiserror::Error)]
-pub enum ReplayError {
-    #[error("{file}:{line}: {message}")]
-    Line {
-        file: String,
-        line: u64,
-        message: String,
-    },
-    #[error("{file}: {message}")]
-    File { file: String, message: String },
-    #[error("{file}: {0}", file = .1)]
-    Io(std::io::Error, String),
 }
 
 /// The chain of one replay.
@@ -269,197 +225,10 @@ pub fn rule_codes(interventions: &[Intervention]) -> Vec<String> {
     out
 }
 
-/// Reads records one at a time from a JSON Lines or CSV stream (`csv` chooses) and hands
-/// each to `each` with its line number. A bad line is an error naming `file` and the
-/// line, or with `skip_bad` is counted and skipped; an input with no record is an error.
-/// Returns the number of lines skipped.
-pub fn read_records(
-    file: &str,
-    input: impl BufRead,
-    csv: bool,
-    skip_bad: bool,
-    mut each: impl FnMut(u64, &Record) -> Result<(), ReplayError>,
-) -> Result<u64, ReplayError> {
-    let mut skipped = 0u64;
-    let mut records = 0u64;
-    let mut bad = |line: u64, message: String| -> Result<(), ReplayError> {
-        if skip_bad {
-            skipped += 1;
-            Ok(())
-        } else {
-            Err(ReplayError::Line {
-                file: file.to_string(),
-                line,
-                message,
-            })
-        }
-    };
-    if csv {
-        read_csv(file, input, &mut bad, &mut |n, r| {
-            records += 1;
-            each(n, r)
-        })?;
-    } else {
-        let mut input = input;
-        let mut buf = String::new();
-        let mut line = 0u64;
-        loop {
-            buf.clear();
-            let n = input
-                .read_line(&mut buf)
-                .map_err(|e| ReplayError::Io(e, file.to_string()))?;
-            if n == 0 {
-                break;
-            }
-            line += 1;
-            let text = buf.trim_end();
-            if text.is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Record>(text) {
-                Ok(r) if r.state.speed_mps.is_finite() => {
-                    records += 1;
-                    each(line, &r)?;
-                }
-                Ok(_) => bad(line, "key `state.speed_mps`: not a finite number".into())?,
-                Err(e) if !buf.ends_with('\n') => bad(
-                    line,
-                    format!("the last line is cut off (a truncated log): {e}"),
-                )?,
-                Err(e) => bad(line, e.to_string())?,
-            }
-        }
-    }
-    if records == 0 {
-        return Err(ReplayError::File {
-            file: file.to_string(),
-            message: "no records to replay (an empty log)".into(),
-        });
-    }
-    Ok(skipped)
-}
-
-type BadLine<'a> = dyn FnMut(u64, String) -> Result<(), ReplayError> + 'a;
-type Each<'a> = dyn FnMut(u64, &Record) -> Result<(), ReplayError> + 'a;
-
-fn read_csv(
-    file: &str,
-    input: impl BufRead,
-    bad: &mut BadLine,
-    each: &mut Each,
-) -> Result<(), ReplayError> {
-    let mut rd = csv::ReaderBuilder::new().flexible(false).from_reader(input);
-    let headers = rd
-        .headers()
-        .map_err(|e| ReplayError::File {
-            file: file.to_string(),
-            message: e.to_string(),
-        })?
-        .clone();
-    let col = |name: &str| headers.iter().position(|h| h == name);
-    let missing: Vec<&str> = CSV_COLUMNS
-        .iter()
-        .copied()
-        .filter(|c| col(c).is_none())
-        .collect();
-    if !missing.is_empty() {
-        return Err(ReplayError::File {
-            file: file.to_string(),
-            message: format!(
-                "missing columns {} (a replay needs {}; a report CSV of dbw_report fields alone has no pose)",
-                missing.join(", "),
-                CSV_COLUMNS.join(", ")
-            ),
-        });
-    }
-    let req: Vec<usize> = CSV_COLUMNS.iter().map(|c| col(c).unwrap()).collect();
-    let (yaw_rate, gear) = (col("yaw_rate_rps"), col("gear"));
-    let (cmd_v, cmd_k) = (col("cmd_speed_mps"), col("cmd_curvature_per_m"));
-    let scan_cols: Vec<usize> = (0..).map_while(|i| col(&format!("scan_{i}"))).collect();
-    let mut rec = csv::StringRecord::new();
-    let mut step = 0u64;
-    loop {
-        match rd.read_record(&mut rec) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map_or(rd.position().line(), |p| p.line());
-                bad(line, e.to_string())?;
-                continue;
-            }
-        }
-        let line = rec.position().map_or(0, |p| p.line());
-        let num = |i: usize| -> Result<f64, String> {
-            let s = rec.get(i).unwrap_or("");
-            s.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| format!("column `{}`: `{s}` is not a finite number", &headers[i]))
-        };
-        let parsed = (|| -> Result<Record, String> {
-            let v: Vec<f64> = req.iter().map(|&i| num(i)).collect::<Result<_, _>>()?;
-            let opt = |c: Option<usize>| c.map(num).transpose();
-            let g = opt(gear)?.map(|g| g as u8).and_then(Gear::from_number);
-            let logged = match (opt(cmd_v)?, opt(cmd_k)?) {
-                (Some(s), Some(k)) => Some(LoggedCommand {
-                    curvature_per_m: k,
-                    speed_mps: s,
-                }),
-                _ => None,
-            };
-            let scan = if scan_cols.is_empty() {
-                None
-            } else {
-                Some(
-                    scan_cols
-                        .iter()
-                        .map(|&i| {
-                            let s = rec.get(i).unwrap_or("").trim();
-                            if s.is_empty() {
-                                Ok(None)
-                            } else {
-                                num(i).map(Some)
-                            }
-                        })
-                        .collect::<Result<_, _>>()?,
-                )
-            };
-            Ok(Record {
-                step,
-                t: v[0],
-                state: VehicleState {
-                    pose: Pose {
-                        x_m: v[1],
-                        y_m: v[2],
-                        yaw_rad: v[3],
-                    },
-                    speed_mps: v[4],
-                    yaw_rate_rps: opt(yaw_rate)?.unwrap_or(0.0),
-                    gear: g.unwrap_or(if v[4] < 0.0 {
-                        Gear::Reverse
-                    } else {
-                        Gear::High
-                    }),
-                },
-                scan,
-                logged,
-            })
-        })();
-        match parsed {
-            Ok(r) => {
-                each(line, &r)?;
-                step += 1;
-            }
-            Err(m) => bad(line, m)?,
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::log::read_records;
     use crate::formats::scenario::Scenario;
     use crate::jobs::sim;
 
