@@ -265,29 +265,67 @@ impl Shield {
         input: &ShieldInput,
         scratch: &mut ShieldScratch,
     ) -> ShieldOutput {
-        let s = &self.control.shield;
         let mut out = Vec::new();
-        let mut kappa = cmd.curvature_per_m;
-        let mut v = cmd.speed_mps;
-        if kappa.is_nan() || v.is_nan() {
+        if cmd.curvature_per_m.is_nan() || cmd.speed_mps.is_nan() {
             // A command that is not a number stops the vehicle straight.
             out.push(Intervention {
                 rule: Rule::ActuatorSpeed,
-                before: v,
+                before: cmd.speed_mps,
                 after: 0.0,
                 distance_m: None,
             });
             return ShieldOutput {
-                command: Command {
-                    curvature_per_m: 0.0,
-                    speed_mps: 0.0,
-                },
+                command: Command::default(),
                 interventions: out,
                 obstacle_distance_m: 0.0,
             };
         }
+        let (kappa, mut v) = self.actuator_limits(cmd, &mut out);
+        let rule = self.stop_rule(input.class);
+        let reverse = v < 0.0 || (v == 0.0 && input.speed_mps < 0.0);
 
-        // Actuator limits.
+        // Geofence.
+        if let Some(fence) = &self.geofence {
+            let need = rule.stop_distance(v);
+            if let Some(d) = self.fence_distance(fence, input.pose, kappa, reverse, need) {
+                let cap = rule.stop_cap(d);
+                v = lower(&mut out, Rule::Geofence, v, cap, Some(d));
+            }
+        }
+
+        // Corner rule: v² |κ| ≤ a_lat.
+        let a_lat = match input.class {
+            Some(_) => self.class_limits(input.class).lateral_accel_max_mps2,
+            None => self.control.shield.lateral_accel_max_mps2,
+        };
+        if kappa != 0.0 && self.corner_on {
+            let cap = corner_cap(a_lat, kappa.abs());
+            v = lower(&mut out, Rule::Corner, v, cap, None);
+        }
+
+        // Obstacle rule: the free distance less the response distance |v| × response_s.
+        let d = self.free_distance(kappa, reverse, input, scratch);
+        let d_obs = d - input.speed_mps.abs() * self.control.corridor.response_s;
+        if self.obstacle_on {
+            let cap = rule.stop_cap(d_obs);
+            v = lower(&mut out, Rule::Obstacle, v, cap, Some(d_obs));
+        }
+
+        ShieldOutput {
+            command: Command {
+                curvature_per_m: kappa,
+                speed_mps: v,
+            },
+            interventions: out,
+            obstacle_distance_m: d_obs,
+        }
+    }
+
+    /// The actuator limits: the curvature to ±`curvature_max_per_m`, the speed to
+    /// [`speed_min_mps`, `speed_max_mps`], never reversed (a bound of the other sign stops).
+    fn actuator_limits(&self, cmd: Command, out: &mut Vec<Intervention>) -> (f64, f64) {
+        let s = &self.control.shield;
+        let (mut kappa, mut v) = (cmd.curvature_per_m, cmd.speed_mps);
         let kmax = s.curvature_max_per_m;
         if kappa.abs() > kmax {
             let after = kmax.copysign(kappa);
@@ -315,34 +353,21 @@ impl Shield {
             });
             v = clamped;
         }
+        (kappa, v)
+    }
 
-        let rule = self.stop_rule(input.class);
-        let reverse = v < 0.0 || (v == 0.0 && input.speed_mps < 0.0);
-        let sign = if reverse { -1.0 } else { 1.0 };
-
-        // Geofence.
-        if let Some(fence) = &self.geofence {
-            let need = rule.stop_distance(v);
-            if let Some(d) = self.fence_distance(fence, input.pose, kappa, reverse, need) {
-                let cap = rule.stop_cap(d);
-                v = lower(&mut out, Rule::Geofence, v, cap, Some(d));
-            }
-        }
-
-        // Corner rule: v² |κ| ≤ a_lat.
-        let a_lat = match input.class {
-            Some(_) => self.class_limits(input.class).lateral_accel_max_mps2,
-            None => s.lateral_accel_max_mps2,
-        };
-        if kappa != 0.0 && self.corner_on {
-            let cap = corner_cap(a_lat, kappa.abs());
-            v = lower(&mut out, Rule::Corner, v, cap, None);
-        }
-
-        // Obstacle rule.
-        let vm = input.speed_mps;
-        let w = self.half_width(vm);
-        let fp = self.footprint(sign);
+    /// The free distance of the obstacle rule: the smallest of the distances along the arc
+    /// of the command curvature, along the arc of the reference curvature and along the
+    /// reference path, each in the swept corridor of the measured speed.
+    fn free_distance(
+        &self,
+        kappa: f64,
+        reverse: bool,
+        input: &ShieldInput,
+        scratch: &mut ShieldScratch,
+    ) -> f64 {
+        let w = self.half_width(input.speed_mps);
+        let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
         let reach = self.geometry.reach_m();
         scratch.returns.clear();
         scratch.returns.extend(self.geometry.points(input.scan));
@@ -356,43 +381,32 @@ impl Shield {
             fp,
             reach,
         ));
-        if let (Some((path, part, station)), false) = (input.reference, scratch.returns.is_empty())
-        {
-            let pose = (input.pose.x_m, input.pose.y_m, input.pose.yaw_rad);
-            // In reverse the body frame is turned half a turn, so that travel is +x.
-            let pose = if reverse {
-                (pose.0, pose.1, pose.2 + std::f64::consts::PI)
-            } else {
-                pose
-            };
-            // Only stations before the best distance found on the arcs can lower it.
-            let window_m = d + fp.ahead_m;
-            scratch
-                .window
-                .prepare(path, part, station, pose, fp.behind_m, window_m, w);
-            let mirrored = pts().map(|(x, y)| if reverse { (-x, -y) } else { (x, y) });
-            d = d.min(sweep::free_distance_path(
-                mirrored,
-                &scratch.window,
-                w,
-                fp,
-                d,
-            ));
+        let Some((path, part, station)) = input.reference else {
+            return d;
+        };
+        if scratch.returns.is_empty() {
+            return d;
         }
-        let d_obs = d - vm.abs() * self.control.corridor.response_s;
-        if self.obstacle_on {
-            let cap = rule.stop_cap(d_obs);
-            v = lower(&mut out, Rule::Obstacle, v, cap, Some(d_obs));
-        }
-
-        ShieldOutput {
-            command: Command {
-                curvature_per_m: kappa,
-                speed_mps: v,
-            },
-            interventions: out,
-            obstacle_distance_m: d_obs,
-        }
+        let pose = (input.pose.x_m, input.pose.y_m, input.pose.yaw_rad);
+        // In reverse the body frame is turned half a turn, so that travel is +x.
+        let pose = if reverse {
+            (pose.0, pose.1, pose.2 + std::f64::consts::PI)
+        } else {
+            pose
+        };
+        // Only stations before the best distance found on the arcs can lower it.
+        let window_m = d + fp.ahead_m;
+        scratch
+            .window
+            .prepare(path, part, station, pose, fp.behind_m, window_m, w);
+        let mirrored = pts().map(|(x, y)| if reverse { (-x, -y) } else { (x, y) });
+        d.min(sweep::free_distance_path(
+            mirrored,
+            &scratch.window,
+            w,
+            fp,
+            d,
+        ))
     }
 
     /// The distance along the command arc, from the front of the footprint, to the first
