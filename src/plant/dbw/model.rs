@@ -19,7 +19,7 @@
 //!   0.1 s old, asked for it; `timeout` shows from 0.1 s to 1 s after the last command.
 
 use super::PHYSICS_HZ;
-use super::commands::{DbwCommands, DriveMode};
+use super::commands::{BrakeCmd, DbwCommands, DriveMode, SteeringCmd, ThrottleCmd, UlcCmd};
 use super::reports::*;
 use crate::config::DbwConfig;
 
@@ -189,81 +189,13 @@ impl Dbw {
             self.drive_mode = m;
         }
         if let Some(s) = c.steering_cmd {
-            let st = &self.cfg.steering;
-            let deg = match s.cmd_type {
-                0 => None,
-                2 => Some(s.cmd),
-                3 => Some((s.cmd * self.wheelbase_m).atan().to_degrees() * st.ratio),
-                4 => {
-                    let k = s.cmd / speed_mps.abs().max(1.0);
-                    Some((k * self.wheelbase_m).atan().to_degrees() * st.ratio)
-                }
-                14 => Some(s.cmd / 100.0 * st.max_wheel_deg),
-                t => {
-                    rejected.push(DbwError {
-                        command: "steering_cmd",
-                        cmd_type: t,
-                    });
-                    None
-                }
-            };
-            if let Some(d) = deg.filter(|d| d.is_finite()) {
-                self.steer_target_deg = d.clamp(-st.max_wheel_deg, st.max_wheel_deg);
-                self.steer_rate_lim = or_default(s.cmd_rate, st.rate_deg_s);
-                self.steer_accel_lim = or_default(s.cmd_accel, st.accel_deg_s2);
-                self.steer = Stream {
-                    last_step: Some(step),
-                    enable: s.enable,
-                    cmd_type: s.cmd_type,
-                };
-            }
+            self.apply_steering(step, &s, speed_mps, &mut rejected);
         }
         if let Some(t) = c.throttle_cmd {
-            match t.cmd_type {
-                13 | 14 if t.cmd.is_finite() => {
-                    self.throttle_target = t.cmd.clamp(0.0, 100.0);
-                    let d = self.cfg.throttle.rate_pct_s;
-                    self.throttle_rates = (or_default(t.rate_inc, d), or_default(t.rate_dec, d));
-                    self.throttle = Stream {
-                        last_step: Some(step),
-                        enable: t.enable,
-                        cmd_type: t.cmd_type,
-                    };
-                }
-                0 | 13 | 14 => {}
-                ty => rejected.push(DbwError {
-                    command: "throttle_cmd",
-                    cmd_type: ty,
-                }),
-            }
+            self.apply_throttle(step, &t, &mut rejected);
         }
         if let Some(b) = c.brake_cmd {
-            let k = self.cfg.brake.bar_per_percent;
-            let (pct, scale) = match b.cmd_type {
-                1 => (Some(b.cmd / k), 1.0 / k),
-                14 => (Some(b.cmd), 1.0),
-                0 => (None, 1.0),
-                ty => {
-                    rejected.push(DbwError {
-                        command: "brake_cmd",
-                        cmd_type: ty,
-                    });
-                    (None, 1.0)
-                }
-            };
-            if let Some(p) = pct.filter(|p| p.is_finite()) {
-                self.brake_target = p.clamp(0.0, 100.0);
-                let d = self.cfg.brake.rate_pct_s;
-                self.brake_rates = (
-                    or_default(b.rate_inc * scale, d),
-                    or_default(b.rate_dec * scale, d),
-                );
-                self.brake = Stream {
-                    last_step: Some(step),
-                    enable: b.enable,
-                    cmd_type: b.cmd_type,
-                };
-            }
+            self.apply_brake(step, &b, &mut rejected);
         }
         if let Some(g) = c.gear_cmd {
             if (1..=5).contains(&g.cmd) && self.enabled {
@@ -271,44 +203,163 @@ impl Dbw {
             }
         }
         if let Some(u) = c.ulc_cmd {
-            match u.cmd_type {
-                1 | 2 if u.cmd.is_finite() => {
-                    let l = &self.cfg.ulc;
-                    self.ulc_cmd = u.cmd;
-                    self.ulc_limits = (
-                        or_default(u.limit_accel, l.limit_accel_mps2),
-                        or_default(u.limit_decel, l.limit_decel_mps2).min(l.limit_decel_mps2),
-                        or_default(u.limit_jerk_throttle, l.jerk_throttle_mps3),
-                        or_default(u.limit_jerk_brake, l.jerk_brake_mps3),
-                    );
-                    self.ulc_coast = u.coast_decel;
-                    if !self.engaged(&self.ulc, step) {
-                        // Engaging: the reference starts at the measured speed.
-                        self.vel_ref = speed_mps;
-                        self.accel_ref = 0.0;
-                        self.integral = 0.0;
-                    }
-                    self.ulc = Stream {
-                        last_step: Some(step),
-                        enable: u.enable,
-                        cmd_type: u.cmd_type,
-                    };
-                }
-                0..=2 => {}
-                ty => rejected.push(DbwError {
-                    command: "ulc_cmd",
-                    cmd_type: ty,
-                }),
-            }
+            self.apply_ulc(step, &u, speed_mps, &mut rejected);
         }
         rejected
+    }
+
+    /// `steering_cmd`: the steering wheel target of types 2 (deg), 3 (curvature), 4 (yaw
+    /// rate at the measured speed, at least 1 m/s) and 14 (percent).
+    fn apply_steering(
+        &mut self,
+        step: u64,
+        s: &SteeringCmd,
+        speed_mps: f64,
+        rejected: &mut Vec<DbwError>,
+    ) {
+        let st = &self.cfg.steering;
+        let deg = match s.cmd_type {
+            0 => None,
+            2 => Some(s.cmd),
+            3 => Some((s.cmd * self.wheelbase_m).atan().to_degrees() * st.ratio),
+            4 => {
+                let k = s.cmd / speed_mps.abs().max(1.0);
+                Some((k * self.wheelbase_m).atan().to_degrees() * st.ratio)
+            }
+            14 => Some(s.cmd / 100.0 * st.max_wheel_deg),
+            t => {
+                rejected.push(DbwError {
+                    command: "steering_cmd",
+                    cmd_type: t,
+                });
+                None
+            }
+        };
+        if let Some(d) = deg.filter(|d| d.is_finite()) {
+            self.steer_target_deg = d.clamp(-st.max_wheel_deg, st.max_wheel_deg);
+            self.steer_rate_lim = or_default(s.cmd_rate, st.rate_deg_s);
+            self.steer_accel_lim = or_default(s.cmd_accel, st.accel_deg_s2);
+            self.steer = Stream {
+                last_step: Some(step),
+                enable: s.enable,
+                cmd_type: s.cmd_type,
+            };
+        }
+    }
+
+    /// `throttle_cmd`: types 13 and 14, percent.
+    fn apply_throttle(&mut self, step: u64, t: &ThrottleCmd, rejected: &mut Vec<DbwError>) {
+        match t.cmd_type {
+            13 | 14 if t.cmd.is_finite() => {
+                self.throttle_target = t.cmd.clamp(0.0, 100.0);
+                let d = self.cfg.throttle.rate_pct_s;
+                self.throttle_rates = (or_default(t.rate_inc, d), or_default(t.rate_dec, d));
+                self.throttle = Stream {
+                    last_step: Some(step),
+                    enable: t.enable,
+                    cmd_type: t.cmd_type,
+                };
+            }
+            0 | 13 | 14 => {}
+            ty => rejected.push(DbwError {
+                command: "throttle_cmd",
+                cmd_type: ty,
+            }),
+        }
+    }
+
+    /// `brake_cmd`: types 1 (bar) and 14 (percent); the rates follow the type's unit.
+    fn apply_brake(&mut self, step: u64, b: &BrakeCmd, rejected: &mut Vec<DbwError>) {
+        let k = self.cfg.brake.bar_per_percent;
+        let (pct, scale) = match b.cmd_type {
+            1 => (Some(b.cmd / k), 1.0 / k),
+            14 => (Some(b.cmd), 1.0),
+            0 => (None, 1.0),
+            ty => {
+                rejected.push(DbwError {
+                    command: "brake_cmd",
+                    cmd_type: ty,
+                });
+                (None, 1.0)
+            }
+        };
+        if let Some(p) = pct.filter(|p| p.is_finite()) {
+            self.brake_target = p.clamp(0.0, 100.0);
+            let d = self.cfg.brake.rate_pct_s;
+            self.brake_rates = (
+                or_default(b.rate_inc * scale, d),
+                or_default(b.rate_dec * scale, d),
+            );
+            self.brake = Stream {
+                last_step: Some(step),
+                enable: b.enable,
+                cmd_type: b.cmd_type,
+            };
+        }
+    }
+
+    /// `ulc_cmd`: types 1 (speed) and 2 (acceleration); engaging starts the reference at
+    /// the measured speed.
+    fn apply_ulc(&mut self, step: u64, u: &UlcCmd, speed_mps: f64, rejected: &mut Vec<DbwError>) {
+        match u.cmd_type {
+            1 | 2 if u.cmd.is_finite() => {
+                let l = &self.cfg.ulc;
+                self.ulc_cmd = u.cmd;
+                self.ulc_limits = (
+                    or_default(u.limit_accel, l.limit_accel_mps2),
+                    or_default(u.limit_decel, l.limit_decel_mps2).min(l.limit_decel_mps2),
+                    or_default(u.limit_jerk_throttle, l.jerk_throttle_mps3),
+                    or_default(u.limit_jerk_brake, l.jerk_brake_mps3),
+                );
+                self.ulc_coast = u.coast_decel;
+                if !self.engaged(&self.ulc, step) {
+                    // Engaging: the reference starts at the measured speed.
+                    self.vel_ref = speed_mps;
+                    self.accel_ref = 0.0;
+                    self.integral = 0.0;
+                }
+                self.ulc = Stream {
+                    last_step: Some(step),
+                    enable: u.enable,
+                    cmd_type: u.cmd_type,
+                };
+            }
+            0..=2 => {}
+            ty => rejected.push(DbwError {
+                command: "ulc_cmd",
+                cmd_type: ty,
+            }),
+        }
     }
 
     /// Advances one physics step with the measured speed; returns what the actuators
     /// apply.
     pub fn step(&mut self, step: u64, speed_mps: f64) -> Actuation {
         let dt = 1.0 / PHYSICS_HZ as f64;
-        // Steering: time-optimal approach within the rate and acceleration limits.
+        self.step_steering(step, dt);
+
+        let (throttle_want, brake_want) = self.pedals(step, speed_mps, dt);
+        let follow = |out: f64, want: f64, (inc, dec): (f64, f64)| {
+            let want = want.clamp(0.0, 100.0);
+            out + (want - out).clamp(-dec * dt, inc * dt)
+        };
+        self.throttle_out = follow(self.throttle_out, throttle_want, self.throttle_rates);
+        self.brake_out = follow(self.brake_out, brake_want, self.brake_rates);
+
+        self.step_gear(speed_mps, dt);
+
+        Actuation {
+            road_wheel_rad: self.road_wheel_rad(),
+            throttle_pct: self.throttle_out,
+            brake_bar: self.brake_out * self.cfg.brake.bar_per_percent,
+            gear: self.gear,
+            stop_hold: self.stop_hold,
+        }
+    }
+
+    /// Steering: a time-optimal approach to the target within the rate and acceleration
+    /// limits, while the subsystem is engaged.
+    fn step_steering(&mut self, step: u64, dt: f64) {
         if self.engaged(&self.steer, step) {
             let err = self.steer_target_deg - self.steer_deg;
             let a = self.steer_accel_lim;
@@ -325,8 +376,11 @@ impl Dbw {
         } else {
             self.steer_rate = 0.0;
         }
+    }
 
-        // The ULC drives the pedals while engaged.
+    /// The pedal demands (throttle %, brake %): the ULC's while it is engaged (with the stop
+    /// integral and the hold of a commanded stop), else the direct commands.
+    fn pedals(&mut self, step: u64, speed_mps: f64, dt: f64) -> (f64, f64) {
         let ulc_on = self.engaged(&self.ulc, step);
         let (mut throttle_want, mut brake_want) = (0.0, 0.0);
         if ulc_on {
@@ -394,14 +448,11 @@ impl Dbw {
                 brake_want = self.brake_target;
             }
         }
-        let follow = |out: f64, want: f64, (inc, dec): (f64, f64)| {
-            let want = want.clamp(0.0, 100.0);
-            out + (want - out).clamp(-dec * dt, inc * dt)
-        };
-        self.throttle_out = follow(self.throttle_out, throttle_want, self.throttle_rates);
-        self.brake_out = follow(self.brake_out, brake_want, self.brake_rates);
+        (throttle_want, brake_want)
+    }
 
-        // Gear: only at standstill, after the shift time.
+    /// Gear: a shift only at standstill, after the shift time.
+    fn step_gear(&mut self, speed_mps: f64, dt: f64) {
         if self.gear_cmd != 0 && self.gear_cmd != self.gear {
             if speed_mps.abs() < self.cfg.gear.standstill_mps {
                 self.shift_left_s -= dt;
@@ -414,14 +465,6 @@ impl Dbw {
             }
         } else {
             self.shift_left_s = self.cfg.gear.shift_s;
-        }
-
-        Actuation {
-            road_wheel_rad: self.road_wheel_rad(),
-            throttle_pct: self.throttle_out,
-            brake_bar: self.brake_out * self.cfg.brake.bar_per_percent,
-            gear: self.gear,
-            stop_hold: self.stop_hold,
         }
     }
 
