@@ -208,7 +208,9 @@ impl Vehicle {
         self.s.vx_mps
     }
 
-    /// One physics step with the actuators' outputs on `ground`.
+    /// One physics step with the actuators' outputs on `ground`: the actuator lags, the
+    /// tire forces, the integration of the single track, the standstill hold, the pose,
+    /// then the roll mode and the inner wheels' load.
     pub fn step(&mut self, act: &Actuation, ground: &Ground) -> StepInfo {
         let p = &self.p;
         let s = &mut self.s;
@@ -221,43 +223,11 @@ impl Vehicle {
             4 | 5 => 1.0,
             _ => 0.0,
         };
-        // Drive: the throttle's force, limited by the power at speed.
-        let f_drive_cmd = {
-            let f = act.throttle_pct / 100.0 * p.drive_force_max_n;
-            f.min(p.power_max_w / s.vx_mps.abs().max(1.0))
-        };
-        s.drive_n += (f_drive_cmd - s.drive_n) * (DT_S / p.drive_lag_s).min(1.0);
-        let f_brake_cmd = (act.brake_bar / p.brake_bar_max).clamp(0.0, 1.0) * p.brake_force_max_n
-            + if act.gear == 1 {
-                p.brake_force_max_n
-            } else {
-                0.0
-            };
-        s.brake_n += (f_brake_cmd - s.brake_n) * (DT_S / p.brake_lag_s).min(1.0);
+        actuator_lags(p, s, act);
 
         let vx = s.vx_mps;
-        // Slip angles, with a kinematic blend below 1 m/s where they are not defined.
-        let vxs = vx.abs().max(1.0);
         let delta = act.road_wheel_rad;
-        let sgn = if vx < 0.0 { -1.0 } else { 1.0 };
-        let alpha_f = ((s.vy_mps + a * s.yaw_rate_rps) / vxs) * sgn - delta;
-        let alpha_r = ((s.vy_mps - b * s.yaw_rate_rps) / vxs) * sgn;
-        let fz_f = m * G * b / p.wheelbase_m;
-        let fz_r = m * G * a / p.wheelbase_m;
-        let trips = deformable(ground.class);
-        let [s0, s1] = p.trip_slide_mps;
-        let fy = |alpha: f64, fz: f64| {
-            // The sideways slide of the axle beyond the tire's saturation builds the trip.
-            let mu_y = if trips {
-                let slide = vxs * (alpha.abs() - mu * fz / p.cornering_stiffness_n_per_rad);
-                let w = ((slide - s0) / (s1 - s0)).clamp(0.0, 1.0);
-                mu + (p.trip_mu - mu).max(0.0) * w * w * (3.0 - 2.0 * w)
-            } else {
-                mu
-            };
-            (-p.cornering_stiffness_n_per_rad * alpha).clamp(-mu_y * fz, mu_y * fz)
-        };
-        let (fyf, fyr) = (fy(alpha_f, fz_f) * sgn, fy(alpha_r, fz_r) * sgn);
+        let (fyf, fyr) = lateral_forces(p, s, delta, mu, deformable(ground.class));
 
         // Longitudinal forces: drive, brake and rolling resistance fade at zero speed
         // (no static friction); the grade does not.
@@ -303,25 +273,77 @@ impl Vehicle {
         s.x_m += (cy * vxr - sy * vyr) * DT_S;
         s.y_m += (sy * vxr + cy * vyr) * DT_S;
         s.yaw_rad += s.yaw_rate_rps * DT_S;
+        roll(p, s)
+    }
+}
 
-        // Roll: a second-order mode driven by the lateral acceleration; the load
-        // transfer follows the body's roll acceleration.
-        let wn = std::f64::consts::TAU * p.roll_hz;
-        let acc =
-            wn * wn * (s.ay_mps2 - s.roll_accel_mps2) - 2.0 * p.roll_damping * wn * s.roll_rate;
-        s.roll_rate += acc * DT_S;
-        s.roll_accel_mps2 += s.roll_rate * DT_S;
-        // The inner wheels' load over their static load, from the moments about the
-        // outer contact line: the lateral force at the CG height, and the CG shifted
-        // outward by the body's roll about the roll centre.
-        let ay_body = s.roll_accel_mps2.abs();
-        let shift = (p.cg_height_m - p.roll_centre_height_m)
-            * (p.roll_gradient_rad_per_mps2 * ay_body).sin();
-        let inner = 1.0 - 2.0 * shift / p.track_m - 2.0 * ay_body * p.cg_height_m / (G * p.track_m);
-        StepInfo {
-            inner_load_ratio: inner,
-            wheel_lift: inner <= 0.0,
-        }
+/// The drive force (the throttle's, limited by the power at speed) and the brake force
+/// (the brake pressure's, and the full brake in park), each behind its first-order lag.
+fn actuator_lags(p: &VehicleDynamics, s: &mut VehicleState, act: &Actuation) {
+    let f_drive_cmd = {
+        let f = act.throttle_pct / 100.0 * p.drive_force_max_n;
+        f.min(p.power_max_w / s.vx_mps.abs().max(1.0))
+    };
+    s.drive_n += (f_drive_cmd - s.drive_n) * (DT_S / p.drive_lag_s).min(1.0);
+    let f_brake_cmd = (act.brake_bar / p.brake_bar_max).clamp(0.0, 1.0) * p.brake_force_max_n
+        + if act.gear == 1 {
+            p.brake_force_max_n
+        } else {
+            0.0
+        };
+    s.brake_n += (f_brake_cmd - s.brake_n) * (DT_S / p.brake_lag_s).min(1.0);
+}
+
+/// The lateral tire forces of the front and rear axle, N: linear in the slip angle up to
+/// the friction `mu`; on deformable ground the sideways slide beyond saturation builds
+/// the trip toward `trip_mu`. Slip angles take at least 1 m/s, where they are not defined.
+fn lateral_forces(
+    p: &VehicleDynamics,
+    s: &VehicleState,
+    delta: f64,
+    mu: f64,
+    trips: bool,
+) -> (f64, f64) {
+    let m = p.mass_kg;
+    let (a, b) = (p.cg_to_front_m, p.wheelbase_m - p.cg_to_front_m);
+    let vx = s.vx_mps;
+    let vxs = vx.abs().max(1.0);
+    let sgn = if vx < 0.0 { -1.0 } else { 1.0 };
+    let alpha_f = ((s.vy_mps + a * s.yaw_rate_rps) / vxs) * sgn - delta;
+    let alpha_r = ((s.vy_mps - b * s.yaw_rate_rps) / vxs) * sgn;
+    let fz_f = m * G * b / p.wheelbase_m;
+    let fz_r = m * G * a / p.wheelbase_m;
+    let [s0, s1] = p.trip_slide_mps;
+    let fy = |alpha: f64, fz: f64| {
+        // The sideways slide of the axle beyond the tire's saturation builds the trip.
+        let mu_y = if trips {
+            let slide = vxs * (alpha.abs() - mu * fz / p.cornering_stiffness_n_per_rad);
+            let w = ((slide - s0) / (s1 - s0)).clamp(0.0, 1.0);
+            mu + (p.trip_mu - mu).max(0.0) * w * w * (3.0 - 2.0 * w)
+        } else {
+            mu
+        };
+        (-p.cornering_stiffness_n_per_rad * alpha).clamp(-mu_y * fz, mu_y * fz)
+    };
+    (fy(alpha_f, fz_f) * sgn, fy(alpha_r, fz_r) * sgn)
+}
+
+/// Roll: a second-order mode driven by the lateral acceleration; the load transfer follows
+/// the body's roll acceleration. The inner wheels' load over their static load comes from
+/// the moments about the outer contact line: the lateral force at the CG height, and the
+/// CG shifted outward by the body's roll about the roll centre.
+fn roll(p: &VehicleDynamics, s: &mut VehicleState) -> StepInfo {
+    let wn = std::f64::consts::TAU * p.roll_hz;
+    let acc = wn * wn * (s.ay_mps2 - s.roll_accel_mps2) - 2.0 * p.roll_damping * wn * s.roll_rate;
+    s.roll_rate += acc * DT_S;
+    s.roll_accel_mps2 += s.roll_rate * DT_S;
+    let ay_body = s.roll_accel_mps2.abs();
+    let shift =
+        (p.cg_height_m - p.roll_centre_height_m) * (p.roll_gradient_rad_per_mps2 * ay_body).sin();
+    let inner = 1.0 - 2.0 * shift / p.track_m - 2.0 * ay_body * p.cg_height_m / (G * p.track_m);
+    StepInfo {
+        inner_load_ratio: inner,
+        wheel_lift: inner <= 0.0,
     }
 }
 
