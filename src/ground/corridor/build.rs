@@ -17,6 +17,7 @@ use super::raster::Corridor;
 use crate::chain::path::Path;
 use crate::config::CorridorConfig;
 use crate::ground::map::{Grid, Map, MapClass};
+use geo::Coord;
 
 /// Builds the corridor of `path` on `map`; `progress` is told the fraction done.
 pub fn build(
@@ -25,154 +26,200 @@ pub fn build(
     cfg: &CorridorConfig,
     mut progress: impl FnMut(f64),
 ) -> Corridor {
-    let m = &map.classes;
-    let res = m.resolution_m;
-    let reach = cfg.lane_reach_m.max(cfg.local_reach_m);
-    let grow = reach + cfg.range_m;
-    let (mut x0, mut y0, mut x1, mut y1) = (
-        f64::INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NEG_INFINITY,
-    );
-    for i in 0..path.len() {
-        let p = path.point(i);
-        x0 = x0.min(p.x);
-        y0 = y0.min(p.y);
-        x1 = x1.max(p.x);
-        y1 = y1.max(p.y);
-    }
-    // The corridor grid, aligned with the map's cells.
-    let c0 = ((x0 - grow - m.origin_m[0]) / res).floor() as i64;
-    let r0 = ((y0 - grow - m.origin_m[1]) / res).floor() as i64; // from the bottom
-    let c1 = ((x1 + grow - m.origin_m[0]) / res).ceil() as i64;
-    let r1 = ((y1 + grow - m.origin_m[1]) / res).ceil() as i64;
-    let (w, h) = ((c1 - c0) as usize, (r1 - r0) as usize);
-    let origin = [
-        m.origin_m[0] + c0 as f64 * res,
-        m.origin_m[1] + r0 as f64 * res,
-    ];
-    // The map class of corridor cell (i, j) (j from the top).
-    let class_at = |i: usize, j: usize| -> MapClass {
-        let mc = c0 + i as i64;
-        let mr = r0 + (h - 1 - j) as i64; // from the bottom
-        if mc < 0 || mr < 0 || mc >= m.width as i64 || mr >= m.height as i64 {
-            return MapClass::Unknown;
-        }
-        m.cells[(m.height - 1 - mr as usize) * m.width + mc as usize]
-    };
-
-    // Pass 1: the squared distance to the route of the cells within the reach, kept in
-    // the buffer that later holds d_c (peak memory: that buffer and a bitset).
-    let mut cells = vec![f32::INFINITY; w * h];
-    let nseg = path.len() - 1;
-    let cell_range = |a: geo::Coord<f64>, b: geo::Coord<f64>, r: f64| {
-        let lo_i = (((a.x.min(b.x) - r - origin[0]) / res).floor().max(0.0)) as usize;
-        let hi_i = (((a.x.max(b.x) + r - origin[0]) / res).ceil().max(0.0) as usize).min(w);
-        let lo_jb = (((a.y.min(b.y) - r - origin[1]) / res).floor().max(0.0)) as usize;
-        let hi_jb = (((a.y.max(b.y) + r - origin[1]) / res).ceil().max(0.0) as usize).min(h);
-        (lo_i, hi_i, lo_jb, hi_jb)
-    };
-    // The squared distance from the centre of cell (i, jb from the bottom) to a segment,
-    // and where its foot lies (t), computed the same way in both passes.
-    let seg_d2 = |a: geo::Coord<f64>, b: geo::Coord<f64>, i: usize, jb: usize| -> (f32, f64) {
-        let (ex, ey) = (b.x - a.x, b.y - a.y);
-        let cx = origin[0] + (i as f64 + 0.5) * res;
-        let cy = origin[1] + (jb as f64 + 0.5) * res;
-        let t = (((cx - a.x) * ex + (cy - a.y) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
-        let d2 = (cx - a.x - ex * t).powi(2) + (cy - a.y - ey * t).powi(2);
-        (d2 as f32, t)
-    };
-    // Lane and verge cells need the distance within the lane reach, other classes only
-    // within the local reach (beyond it they never join); obstacles never.
-    let reach_of = |c: MapClass| -> f64 {
-        match c {
-            MapClass::Obstacle | MapClass::Unknown => -1.0,
-            MapClass::Verge => cfg.lane_reach_m,
-            c if c.is_lane() => cfg.lane_reach_m,
-            _ => cfg.local_reach_m,
-        }
-    };
-    for s in 0..nseg {
-        let (a, b) = (path.point(s), path.point(s + 1));
-        let (lo_i, hi_i, lo_jb, hi_jb) = cell_range(a, b, reach);
-        let (near_i0, near_i1, near_jb0, near_jb1) = cell_range(a, b, cfg.local_reach_m);
-        for jb in lo_jb..hi_jb {
-            let j = h - 1 - jb;
-            let row = j * w;
-            let in_local_rows = (near_jb0..near_jb1).contains(&jb);
-            for i in lo_i..hi_i {
-                let near = in_local_rows && (near_i0..near_i1).contains(&i);
-                if !near && reach_of(class_at(i, j)) < cfg.lane_reach_m {
-                    continue;
-                }
-                let (d2, _) = seg_d2(a, b, i, jb);
-                let k = row + i;
-                if d2 < cells[k] {
-                    cells[k] = d2;
-                }
-            }
-        }
-        if s % 64 == 0 {
-            progress(0.3 * s as f64 / nseg as f64);
-        }
-    }
-
-    // Pass 2: the cells that join, as a bitset. Lane and verge cells by their distance;
-    // cells of other classes where a nearest segment (one whose distance is the stored
-    // minimum) has their class at its nearer end.
-    let (lane2, local2) = (
-        (cfg.lane_reach_m * cfg.lane_reach_m) as f32,
-        (cfg.local_reach_m * cfg.local_reach_m) as f32,
-    );
-    let mut joined = vec![0u64; (w * h).div_ceil(64)];
-    let set = |bits: &mut [u64], k: usize| bits[k / 64] |= 1 << (k % 64);
-    for (k, &d2) in cells.iter().enumerate() {
-        let c = class_at(k % w, k / w);
-        if (c.is_lane() || c == MapClass::Verge) && d2 <= lane2 {
-            set(&mut joined, k);
-        }
-    }
+    let f = Frame::of(map, path, cfg);
+    // Pass 1 keeps the squared distance to the route in the buffer that later holds d_c
+    // (peak memory: that buffer and a bitset).
+    let mut cells = f.route_distances(path, cfg, &mut progress);
     progress(0.4);
-    for s in 0..nseg {
-        let (a, b) = (path.point(s), path.point(s + 1));
-        let (ca, cb) = (path.class(s), path.class(s + 1));
-        let (lo_i, hi_i, lo_jb, hi_jb) = cell_range(a, b, cfg.local_reach_m);
-        for jb in lo_jb..hi_jb {
-            let row = (h - 1 - jb) * w;
-            for i in lo_i..hi_i {
-                let k = row + i;
-                let c = class_at(i, h - 1 - jb);
-                if c.is_lane()
-                    || matches!(c, MapClass::Verge | MapClass::Obstacle | MapClass::Unknown)
-                {
-                    continue;
-                }
-                let (d2, t) = seg_d2(a, b, i, jb);
-                if d2 > local2 || d2 != cells[k] {
-                    continue;
-                }
-                let route_class = if t < 0.5 { ca } else { cb };
-                if route_class.is_some() && route_class == c.ground() {
-                    set(&mut joined, k);
-                }
-            }
-        }
-    }
+    let joined = f.joined(path, cfg, &cells);
     progress(0.6);
     let bit = |k: usize| joined[k / 64] >> (k % 64) & 1 == 1;
-    edt::border_distance(w, h, |k| !bit(k), res, &mut cells);
+    edt::border_distance(f.w, f.h, |k| !bit(k), f.res, &mut cells);
     progress(1.0);
     Corridor {
         grid: Grid {
-            width: w,
-            height: h,
-            resolution_m: res,
-            origin_m: origin,
+            width: f.w,
+            height: f.h,
+            resolution_m: f.res,
+            origin_m: f.origin,
             cells,
         },
         map: map.name.clone(),
         route: path.name().to_string(),
+    }
+}
+
+/// The corridor grid: the route's box grown by the larger reach and the scan reach,
+/// aligned with the map's cells; `(c0, r0)` is its lower-left cell in the map.
+struct Frame<'a> {
+    m: &'a Grid<MapClass>,
+    c0: i64,
+    r0: i64,
+    w: usize,
+    h: usize,
+    res: f64,
+    origin: [f64; 2],
+}
+
+impl Frame<'_> {
+    fn of<'a>(map: &'a Map, path: &Path, cfg: &CorridorConfig) -> Frame<'a> {
+        let m = &map.classes;
+        let res = m.resolution_m;
+        let grow = cfg.lane_reach_m.max(cfg.local_reach_m) + cfg.range_m;
+        let (mut x0, mut y0, mut x1, mut y1) = (
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        );
+        for i in 0..path.len() {
+            let p = path.point(i);
+            x0 = x0.min(p.x);
+            y0 = y0.min(p.y);
+            x1 = x1.max(p.x);
+            y1 = y1.max(p.y);
+        }
+        let c0 = ((x0 - grow - m.origin_m[0]) / res).floor() as i64;
+        let r0 = ((y0 - grow - m.origin_m[1]) / res).floor() as i64; // from the bottom
+        let c1 = ((x1 + grow - m.origin_m[0]) / res).ceil() as i64;
+        let r1 = ((y1 + grow - m.origin_m[1]) / res).ceil() as i64;
+        Frame {
+            m,
+            c0,
+            r0,
+            w: (c1 - c0) as usize,
+            h: (r1 - r0) as usize,
+            res,
+            origin: [
+                m.origin_m[0] + c0 as f64 * res,
+                m.origin_m[1] + r0 as f64 * res,
+            ],
+        }
+    }
+
+    /// The map class of corridor cell (i, j) (j from the top); outside the map, unknown.
+    fn class_at(&self, i: usize, j: usize) -> MapClass {
+        let m = self.m;
+        let mc = self.c0 + i as i64;
+        let mr = self.r0 + (self.h - 1 - j) as i64; // from the bottom
+        if mc < 0 || mr < 0 || mc >= m.width as i64 || mr >= m.height as i64 {
+            return MapClass::Unknown;
+        }
+        m.cells[(m.height - 1 - mr as usize) * m.width + mc as usize]
+    }
+
+    /// The cells (columns lo_i..hi_i, rows lo_jb..hi_jb from the bottom) of the box of
+    /// segment a–b grown by r.
+    fn cell_range(&self, a: Coord<f64>, b: Coord<f64>, r: f64) -> (usize, usize, usize, usize) {
+        let (o, res) = (self.origin, self.res);
+        let lo_i = (((a.x.min(b.x) - r - o[0]) / res).floor().max(0.0)) as usize;
+        let hi_i = (((a.x.max(b.x) + r - o[0]) / res).ceil().max(0.0) as usize).min(self.w);
+        let lo_jb = (((a.y.min(b.y) - r - o[1]) / res).floor().max(0.0)) as usize;
+        let hi_jb = (((a.y.max(b.y) + r - o[1]) / res).ceil().max(0.0) as usize).min(self.h);
+        (lo_i, hi_i, lo_jb, hi_jb)
+    }
+
+    /// The squared distance from the centre of cell (i, jb from the bottom) to segment a–b,
+    /// and where its foot lies (t), computed the same way in both passes.
+    fn seg_d2(&self, a: Coord<f64>, b: Coord<f64>, i: usize, jb: usize) -> (f32, f64) {
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let cx = self.origin[0] + (i as f64 + 0.5) * self.res;
+        let cy = self.origin[1] + (jb as f64 + 0.5) * self.res;
+        let t = (((cx - a.x) * ex + (cy - a.y) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
+        let d2 = (cx - a.x - ex * t).powi(2) + (cy - a.y - ey * t).powi(2);
+        (d2 as f32, t)
+    }
+
+    /// Pass 1: the squared distance to the route of the cells that may join: lane and
+    /// verge cells within the lane reach, cells of other classes within the local reach
+    /// (beyond it they never join); obstacles never. Others stay infinite.
+    fn route_distances(
+        &self,
+        path: &Path,
+        cfg: &CorridorConfig,
+        progress: &mut impl FnMut(f64),
+    ) -> Vec<f32> {
+        let reach = cfg.lane_reach_m.max(cfg.local_reach_m);
+        let reach_of = |c: MapClass| -> f64 {
+            match c {
+                MapClass::Obstacle | MapClass::Unknown => -1.0,
+                MapClass::Verge => cfg.lane_reach_m,
+                c if c.is_lane() => cfg.lane_reach_m,
+                _ => cfg.local_reach_m,
+            }
+        };
+        let (w, h) = (self.w, self.h);
+        let mut cells = vec![f32::INFINITY; w * h];
+        let nseg = path.len() - 1;
+        for s in 0..nseg {
+            let (a, b) = (path.point(s), path.point(s + 1));
+            let (lo_i, hi_i, lo_jb, hi_jb) = self.cell_range(a, b, reach);
+            let (near_i0, near_i1, near_jb0, near_jb1) = self.cell_range(a, b, cfg.local_reach_m);
+            for jb in lo_jb..hi_jb {
+                let j = h - 1 - jb;
+                let in_local_rows = (near_jb0..near_jb1).contains(&jb);
+                for i in lo_i..hi_i {
+                    let near = in_local_rows && (near_i0..near_i1).contains(&i);
+                    if !near && reach_of(self.class_at(i, j)) < cfg.lane_reach_m {
+                        continue;
+                    }
+                    let (d2, _) = self.seg_d2(a, b, i, jb);
+                    let k = j * w + i;
+                    if d2 < cells[k] {
+                        cells[k] = d2;
+                    }
+                }
+            }
+            if s % 64 == 0 {
+                progress(0.3 * s as f64 / nseg as f64);
+            }
+        }
+        cells
+    }
+
+    /// Pass 2: the cells that join, as a bitset. Lane and verge cells by their distance;
+    /// cells of other classes where a nearest segment (one whose distance is the stored
+    /// minimum) has their class at its nearer end.
+    fn joined(&self, path: &Path, cfg: &CorridorConfig, cells: &[f32]) -> Vec<u64> {
+        let (w, h) = (self.w, self.h);
+        let (lane2, local2) = (
+            (cfg.lane_reach_m * cfg.lane_reach_m) as f32,
+            (cfg.local_reach_m * cfg.local_reach_m) as f32,
+        );
+        let mut joined = vec![0u64; (w * h).div_ceil(64)];
+        let set = |bits: &mut [u64], k: usize| bits[k / 64] |= 1 << (k % 64);
+        for (k, &d2) in cells.iter().enumerate() {
+            let c = self.class_at(k % w, k / w);
+            if (c.is_lane() || c == MapClass::Verge) && d2 <= lane2 {
+                set(&mut joined, k);
+            }
+        }
+        for s in 0..path.len() - 1 {
+            let (a, b) = (path.point(s), path.point(s + 1));
+            let (ca, cb) = (path.class(s), path.class(s + 1));
+            let (lo_i, hi_i, lo_jb, hi_jb) = self.cell_range(a, b, cfg.local_reach_m);
+            for jb in lo_jb..hi_jb {
+                let row = (h - 1 - jb) * w;
+                for i in lo_i..hi_i {
+                    let k = row + i;
+                    let c = self.class_at(i, h - 1 - jb);
+                    if c.is_lane()
+                        || matches!(c, MapClass::Verge | MapClass::Obstacle | MapClass::Unknown)
+                    {
+                        continue;
+                    }
+                    let (d2, t) = self.seg_d2(a, b, i, jb);
+                    if d2 > local2 || d2 != cells[k] {
+                        continue;
+                    }
+                    let route_class = if t < 0.5 { ca } else { cb };
+                    if route_class.is_some() && route_class == c.ground() {
+                        set(&mut joined, k);
+                    }
+                }
+            }
+        }
+        joined
     }
 }
 
