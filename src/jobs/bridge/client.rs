@@ -330,7 +330,6 @@ pub fn drive(
     opts: &DriveOptions,
     sink: &mut dyn DriveSink,
 ) -> io::Result<DriveSummary> {
-    let mut sum = DriveSummary::default();
     if opts.delay_s > 0.0 {
         std::thread::sleep(Duration::from_secs_f64(opts.delay_s));
     }
@@ -339,122 +338,40 @@ pub fn drive(
         conn.send(&serde_json::json!({"hud": h}))?;
     }
     let start = Instant::now();
-    let mut obs: Option<ObservationIn> = None;
-    let mut gear_now = Gear::Park;
-    let (mut speed, mut steer_deg, mut gear) = (0.0, 0.0, None::<u8>);
-    let mut stop_ticks: Option<u64> = None;
+    let mut d = DriveState::new();
     let mut k = 0u64;
     loop {
         let t = k as f64 / 50.0;
-        // The command of this tick.
-        let mut row = None;
-        let (cmd_speed, cmd_curv, steering) = match (&mut driver, stop_ticks) {
-            (_, Some(_)) => (0.0, 0.0, (0.0, 3)),
-            (Driver::Steps(steps), None) => {
-                let mut end = false;
-                for s in steps.iter().filter(|s| s.t <= t + 1e-9) {
-                    speed = s.speed.unwrap_or(speed);
-                    steer_deg = s.steer_deg.unwrap_or(steer_deg);
-                    gear = s.gear.as_ref().and_then(|g| g.number()).or(gear);
-                    end |= s.end;
-                }
-                if end {
-                    stop_ticks = Some(0);
-                    (0.0, 0.0, (0.0, 3))
-                } else {
-                    let delta = (steer_deg / opts.steering_ratio).to_radians();
-                    (speed, delta.tan() / opts.wheelbase_m, (steer_deg, 2))
-                }
-            }
-            (Driver::Path(chain), None) => {
-                let state = obs.as_ref().map(|o| o.state(gear_now));
-                match state {
-                    None => (0.0, 0.0, (0.0, 3)),
-                    Some(st) => {
-                        let ranges: Vec<f64> = match obs.as_ref().and_then(|o| o.scan.as_ref()) {
-                            Some(s) => s.iter().map(|r| r.unwrap_or(f64::INFINITY)).collect(),
-                            None => vec![f64::INFINITY; opts.beams],
-                        };
-                        let scan = Scan::new(ranges).map_err(io::Error::other)?;
-                        let r = chain
-                            .step(&ChainInput {
-                                step: k,
-                                state: st,
-                                scan: &scan,
-                                proposal: None,
-                            })
-                            .map_err(io::Error::other)?;
-                        gear = Some(r.gear.number());
-                        let out = (
-                            if r.brake_hold { 0.0 } else { r.speed_mps },
-                            r.curvature_per_m,
-                            (r.curvature_per_m, 3),
-                        );
-                        if r.finished {
-                            stop_ticks = Some(0);
-                        }
-                        row = Some(r);
-                        out
-                    }
-                }
-            }
-        };
-        if let Some(n) = stop_ticks {
+        let (cmd, row) = d.command(&mut driver, k, t, opts)?;
+        if let Some(n) = d.stop_ticks {
             // The final stop: 3 s of speed 0, then disable.
             if n >= 150 {
                 break;
             }
-            stop_ticks = Some(n + 1);
+            d.stop_ticks = Some(n + 1);
         }
-        conn.send(&commands(
-            cmd_speed,
-            steering,
-            if stop_ticks.is_some() { None } else { gear },
-        ))?;
-        let state = obs.as_ref().map(|o| o.state(gear_now));
+        let gear = if d.stop_ticks.is_some() { None } else { d.gear };
+        conn.send(&commands(cmd.speed_mps, cmd.steering, gear))?;
         sink.tick(&Tick {
             step: k,
             t,
-            state,
-            scan: obs.as_ref().and_then(|o| o.scan.clone()),
-            speed_mps: cmd_speed,
-            curvature_per_m: cmd_curv,
+            state: d.state(),
+            scan: d.obs.as_ref().and_then(|o| o.scan.clone()),
+            speed_mps: cmd.speed_mps,
+            curvature_per_m: cmd.curvature_per_m,
             row,
         })?;
-        sum.ticks += 1;
+        d.sum.ticks += 1;
         // Read until the next tick: the barrier of this tick's steps, or its wall time.
-        let mut on_line = |l: Line,
-                           sum: &mut DriveSummary,
-                           obs: &mut Option<ObservationIn>|
-         -> io::Result<Option<u64>> {
-            match l {
-                Line::Report(r) => {
-                    gear_now = Gear::from_number(r.gear_report.gear).unwrap_or(gear_now);
-                    let st = obs.as_ref().map(|o| o.state(gear_now));
-                    sink.report(&r, st.as_ref(), (cmd_speed, cmd_curv))?;
-                    sum.reports += 1;
-                    sum.last_report = Some(*r);
-                }
-                Line::Observation(o) => {
-                    sum.observations += 1;
-                    *obs = Some(*o);
-                }
-                Line::Barrier(b) => return Ok(Some(b)),
-                Line::Other(_) => {}
-            }
-            Ok(None)
-        };
         match control.as_deref_mut() {
             Some(c) => {
                 let barrier = c.step(tick_steps(k))?;
                 loop {
-                    match conn.read_line(Some(Duration::from_secs(10)))? {
-                        Some(l) => {
-                            if on_line(l, &mut sum, &mut obs)? == Some(barrier) {
-                                break;
-                            }
-                        }
-                        None => return Err(io::Error::other("no barrier from the bridge")),
+                    let Some(l) = conn.read_line(Some(Duration::from_secs(10)))? else {
+                        return Err(io::Error::other("no barrier from the bridge"));
+                    };
+                    if d.on_line(l, sink, &cmd)? == Some(barrier) {
+                        break;
                     }
                 }
             }
@@ -466,7 +383,7 @@ pub fn drive(
                         break;
                     }
                     if let Some(l) = conn.read_line(Some(left))? {
-                        on_line(l, &mut sum, &mut obs)?;
+                        d.on_line(l, sink, &cmd)?;
                     }
                 }
             }
@@ -474,18 +391,178 @@ pub fn drive(
         k += 1;
     }
     conn.send(&serde_json::json!({"dbw": {"disable": true}}))?;
-    // The reports of the disable.
+    read_disable(conn, control, &mut d.sum, sink)?;
+    Ok(d.sum)
+}
+
+/// The command of one tick: the ULC speed, the curvature, and the steering command
+/// (value, type: 2 the steering wheel angle in deg, 3 the curvature).
+struct TickCommand {
+    speed_mps: f64,
+    curvature_per_m: f64,
+    steering: (f64, u8),
+}
+
+impl TickCommand {
+    const STOP: TickCommand = TickCommand {
+        speed_mps: 0.0,
+        curvature_per_m: 0.0,
+        steering: (0.0, 3),
+    };
+}
+
+/// What a drive knows between ticks: the last observation and gear, the held values of a
+/// steps file, the final stop's tick count, the counts so far.
+struct DriveState {
+    obs: Option<ObservationIn>,
+    gear_now: Gear,
+    speed: f64,
+    steer_deg: f64,
+    gear: Option<u8>,
+    stop_ticks: Option<u64>,
+    sum: DriveSummary,
+}
+
+impl DriveState {
+    fn new() -> DriveState {
+        DriveState {
+            obs: None,
+            gear_now: Gear::Park,
+            speed: 0.0,
+            steer_deg: 0.0,
+            gear: None,
+            stop_ticks: None,
+            sum: DriveSummary::default(),
+        }
+    }
+
+    /// The observed vehicle state, with the reported gear.
+    fn state(&self) -> Option<VehicleState> {
+        self.obs.as_ref().map(|o| o.state(self.gear_now))
+    }
+
+    /// The command of tick `k` at `t` s, and the chain's row when the chain drives.
+    fn command(
+        &mut self,
+        driver: &mut Driver,
+        k: u64,
+        t: f64,
+        opts: &DriveOptions,
+    ) -> io::Result<(TickCommand, Option<CommandRow>)> {
+        if self.stop_ticks.is_some() {
+            return Ok((TickCommand::STOP, None));
+        }
+        match driver {
+            Driver::Steps(steps) => Ok((self.steps_command(steps, t, opts), None)),
+            Driver::Path(chain) => self.chain_command(chain, k, opts),
+        }
+    }
+
+    /// A steps file: each entry due by `t` updates the held speed, steering and gear; an
+    /// `end` starts the final stop.
+    fn steps_command(&mut self, steps: &[StepEntry], t: f64, opts: &DriveOptions) -> TickCommand {
+        let mut end = false;
+        for s in steps.iter().filter(|s| s.t <= t + 1e-9) {
+            self.speed = s.speed.unwrap_or(self.speed);
+            self.steer_deg = s.steer_deg.unwrap_or(self.steer_deg);
+            self.gear = s.gear.as_ref().and_then(|g| g.number()).or(self.gear);
+            end |= s.end;
+        }
+        if end {
+            self.stop_ticks = Some(0);
+            return TickCommand::STOP;
+        }
+        let delta = (self.steer_deg / opts.steering_ratio).to_radians();
+        TickCommand {
+            speed_mps: self.speed,
+            curvature_per_m: delta.tan() / opts.wheelbase_m,
+            steering: (self.steer_deg, 2),
+        }
+    }
+
+    /// The chain from the observed pose and scan (no command before the first
+    /// observation); the route's end starts the final stop.
+    fn chain_command(
+        &mut self,
+        chain: &mut Chain,
+        k: u64,
+        opts: &DriveOptions,
+    ) -> io::Result<(TickCommand, Option<CommandRow>)> {
+        let Some(st) = self.state() else {
+            return Ok((TickCommand::STOP, None));
+        };
+        let ranges: Vec<f64> = match self.obs.as_ref().and_then(|o| o.scan.as_ref()) {
+            Some(s) => s.iter().map(|r| r.unwrap_or(f64::INFINITY)).collect(),
+            None => vec![f64::INFINITY; opts.beams],
+        };
+        let scan = Scan::new(ranges).map_err(io::Error::other)?;
+        let r = chain
+            .step(&ChainInput {
+                step: k,
+                state: st,
+                scan: &scan,
+                proposal: None,
+            })
+            .map_err(io::Error::other)?;
+        self.gear = Some(r.gear.number());
+        let cmd = TickCommand {
+            speed_mps: if r.brake_hold { 0.0 } else { r.speed_mps },
+            curvature_per_m: r.curvature_per_m,
+            steering: (r.curvature_per_m, 3),
+        };
+        if r.finished {
+            self.stop_ticks = Some(0);
+        }
+        Ok((cmd, Some(r)))
+    }
+
+    /// One line from the bridge: a report goes to the sink with the state and the
+    /// command; a barrier returns its step.
+    fn on_line(
+        &mut self,
+        l: Line,
+        sink: &mut dyn DriveSink,
+        cmd: &TickCommand,
+    ) -> io::Result<Option<u64>> {
+        match l {
+            Line::Report(r) => {
+                self.gear_now = Gear::from_number(r.gear_report.gear).unwrap_or(self.gear_now);
+                let st = self.state();
+                sink.report(&r, st.as_ref(), (cmd.speed_mps, cmd.curvature_per_m))?;
+                self.sum.reports += 1;
+                self.sum.last_report = Some(*r);
+            }
+            Line::Observation(o) => {
+                self.sum.observations += 1;
+                self.obs = Some(*o);
+            }
+            Line::Barrier(b) => return Ok(Some(b)),
+            Line::Other(_) => {}
+        }
+        Ok(None)
+    }
+}
+
+/// The reports of the disable: to the barrier of one more step in lockstep, or for 0.1 s.
+fn read_disable(
+    conn: &mut BridgeConn,
+    control: Option<&mut Control>,
+    sum: &mut DriveSummary,
+    sink: &mut dyn DriveSink,
+) -> io::Result<()> {
+    let mut report = |r: Box<DbwReport>, sum: &mut DriveSummary| -> io::Result<()> {
+        sum.reports += 1;
+        sink.report(&r, None, (0.0, 0.0))?;
+        sum.last_report = Some(*r);
+        Ok(())
+    };
     match control {
         Some(c) => {
             let barrier = c.step(12)?;
             while let Some(l) = conn.read_line(Some(Duration::from_secs(10)))? {
                 match l {
                     Line::Barrier(b) if b == barrier => break,
-                    Line::Report(r) => {
-                        sum.reports += 1;
-                        sink.report(&r, None, (0.0, 0.0))?;
-                        sum.last_report = Some(*r);
-                    }
+                    Line::Report(r) => report(r, sum)?,
                     _ => {}
                 }
             }
@@ -496,14 +573,12 @@ pub fn drive(
                 Some(end.saturating_duration_since(Instant::now())).filter(|d| !d.is_zero())
             {
                 if let Some(Line::Report(r)) = conn.read_line(Some(left))? {
-                    sum.reports += 1;
-                    sink.report(&r, None, (0.0, 0.0))?;
-                    sum.last_report = Some(*r);
+                    report(r, sum)?;
                 }
             }
         }
     }
-    Ok(sum)
+    Ok(())
 }
 
 /// The physics steps of control tick `k` (50 Hz over 120 Hz: 3, 2, 3, 2, 2, …), so that
