@@ -2,6 +2,11 @@
 //! its look-ahead points and arcs, the stop distances and the final gap.
 
 use super::*;
+use crate::chain::driver::{Driver, DriverState};
+use crate::chain::path::Path;
+use crate::formats::scenario::Scenario;
+use crate::jobs::sim::{LogRecord, Summary};
+use crate::plant::world::Obstacle;
 
 /// The pure-pursuit diagram (the reference's opening figure) from a simulation run: the
 /// reference path, the vehicle's trace, at a few instants the look-ahead point and the
@@ -9,10 +14,10 @@ use super::*;
 /// footprint (orange), the obstacles, and the final stop with its gap annotated.
 pub fn pure_pursuit(
     config: &Config,
-    scenario: &crate::formats::scenario::Scenario,
-    route: &crate::chain::path::Path,
-    records: &[crate::jobs::sim::LogRecord],
-    summary: &crate::jobs::sim::Summary,
+    scenario: &Scenario,
+    route: &Path,
+    records: &[LogRecord],
+    summary: &Summary,
     format: ImageFormat,
 ) -> Result<Vec<u8>, PlotError> {
     if records.is_empty() {
@@ -28,13 +33,13 @@ pub fn pure_pursuit(
 /// The pure-pursuit diagram of a run from its log bytes (JSON Lines of `acres sim --log`).
 pub fn pure_pursuit_of_log(
     config: &Config,
-    scenario: &crate::formats::scenario::Scenario,
-    route: &crate::chain::path::Path,
+    scenario: &Scenario,
+    route: &Path,
     log: &[u8],
-    summary: &crate::jobs::sim::Summary,
+    summary: &Summary,
     format: ImageFormat,
 ) -> Result<Vec<u8>, PlotError> {
-    let records: Vec<crate::jobs::sim::LogRecord> = log
+    let records: Vec<LogRecord> = log
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .map(serde_json::from_slice)
@@ -46,18 +51,36 @@ pub fn pure_pursuit_of_log(
 fn draw_pure_pursuit<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     config: &Config,
-    scenario: &crate::formats::scenario::Scenario,
-    route: &crate::chain::path::Path,
-    records: &[crate::jobs::sim::LogRecord],
-    summary: &crate::jobs::sim::Summary,
+    scenario: &Scenario,
+    route: &Path,
+    records: &[LogRecord],
+    summary: &Summary,
 ) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
-    use crate::chain::driver::{Driver, DriverState};
-    use crate::plant::world::Obstacle;
-    let v = &config.control.vehicle;
-    // The view: the trace and the obstacles, with a margin, at one scale on both axes.
+    let ((x0, x1), (y0, y1)) = view(scenario, records);
+    root.fill(&WHITE).map_err(draw_err)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "Pure pursuit and the stop rule of the shield (from acres sim)",
+            ("sans-serif", 24).into_font(),
+        )
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(draw_err)?;
+    axes(&mut chart, "x east (m)", "y north (m)", 16)?;
+    draw_scene(&mut chart, scenario, route, records)?;
+    draw_instants(&mut chart, config, route, records)?;
+    draw_final(&mut chart, config, records, summary)?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft, 16)?;
+    Ok(())
+}
+
+/// The view: the trace and the obstacles with a margin, at one scale on both axes.
+fn view(scenario: &Scenario, records: &[LogRecord]) -> ((f64, f64), (f64, f64)) {
     let mut xs: Vec<f64> = records.iter().map(|r| r.state.pose.x_m).collect();
     let mut ys: Vec<f64> = records.iter().map(|r| r.state.pose.y_m).collect();
     for o in &scenario.obstacles {
@@ -75,19 +98,19 @@ where
         * (ys.iter().cloned().fold(f64::INFINITY, f64::min)
             + ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
     let half_h = (x1 - x0) * (h as f64 - 120.0) / (w as f64 - 120.0) / 2.0;
-    let (y0, y1) = (yc - half_h, yc + half_h);
-    root.fill(&WHITE).map_err(draw_err)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            "Pure pursuit and the stop rule of the shield (from acres sim)",
-            ("sans-serif", 24).into_font(),
-        )
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(draw_err)?;
-    axes(&mut chart, "x east (m)", "y north (m)", 16)?;
+    ((x0, x1), (yc - half_h, yc + half_h))
+}
+
+/// The reference path (dashed), the vehicle's trace and the obstacles.
+fn draw_scene<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    scenario: &Scenario,
+    route: &Path,
+    records: &[LogRecord],
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
     let grey = RGBColor(110, 110, 110);
     let path: Vec<(f64, f64)> = route.line().0.iter().map(|c| (c.x, c.y)).collect();
     chart
@@ -118,7 +141,21 @@ where
             .draw_series(std::iter::once(Polygon::new(pts, red.filled())))
             .map_err(draw_err)?;
     }
-    // Instants: every 2 s while moving.
+    Ok(())
+}
+
+/// Every 2 s while moving: the look-ahead point and the pure-pursuit arc to it (blue), and
+/// the stop distance ahead of the front of the footprint (orange).
+fn draw_instants<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    config: &Config,
+    route: &Path,
+    records: &[LogRecord],
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let v = &config.control.vehicle;
     let driver = Driver::new(
         &config.scouting,
         config.control.shield.curvature_max_per_m,
@@ -187,7 +224,21 @@ where
             first = false;
         }
     }
-    // The final footprint and its gap.
+    Ok(())
+}
+
+/// The final footprint, and its gap to the nearest obstacle.
+fn draw_final<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    config: &Config,
+    records: &[LogRecord],
+    summary: &Summary,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let v = &config.control.vehicle;
+    let (black, red) = (RGBColor(20, 20, 20), RGBColor(200, 30, 30));
     let last = records.last().expect("records are not empty").state.pose;
     let fp = crate::plant::world::footprint(last.x_m, last.y_m, last.yaw_rad, v);
     let pts: Vec<(f64, f64)> = fp.exterior().0.iter().map(|c| (c.x, c.y)).collect();
@@ -210,6 +261,5 @@ where
             )))
             .map_err(draw_err)?;
     }
-    legend(&mut chart, SeriesLabelPosition::UpperLeft, 16)?;
     Ok(())
 }

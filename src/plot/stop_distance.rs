@@ -100,7 +100,24 @@ where
         .map_err(draw_err)?;
     axes(&mut chart, "speed v (m/s)", "stop distance d_stop (m)", 17)?;
 
-    // The scan reach: every entry of the envelope must stop inside it.
+    draw_curves(&mut chart, curves, reach, vmax)?;
+    label_speeds(&mut chart, curves, vmax, ymax)?;
+    annotate_fastest(&mut chart, curves, reach, vmax, ymax)?;
+    legend(&mut chart, SeriesLabelPosition::LowerRight, 17)?;
+    Ok(())
+}
+
+/// The scan reach (every entry of the envelope must stop inside it), one curve per stop
+/// rule, and a marker at each class's vehicle speed.
+fn draw_curves<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    curves: &[Curve],
+    reach: f64,
+    vmax: f64,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
     let grey = RGBColor(90, 90, 90);
     chart
         .draw_series(DashedLineSeries::new(
@@ -148,7 +165,20 @@ where
         }
     }
 
-    // Name the classes at each marked vehicle speed, above and left of the highest marker.
+    Ok(())
+}
+
+/// The names of the classes at each marked vehicle speed, above and left of the highest
+/// marker.
+fn label_speeds<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    curves: &[Curve],
+    vmax: f64,
+    ymax: f64,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
     let mut by_speed: Vec<(f64, f64, Vec<&str>)> = Vec::new();
     for curve in curves {
         for (class, row) in curve.classes.iter().filter(|(_, r)| r.speed_mps <= vmax) {
@@ -178,7 +208,21 @@ where
             .map_err(draw_err)?;
     }
 
-    // The fastest entry (first in table order on a tie), with what it has to spare.
+    Ok(())
+}
+
+/// The fastest entry (first in table order on a tie), with its distance to spare.
+fn annotate_fastest<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    curves: &[Curve],
+    reach: f64,
+    vmax: f64,
+    ymax: f64,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let right_bottom = Pos::new(HPos::Right, VPos::Bottom);
     let fastest = curves
         .iter()
         .flat_map(|c| c.classes.iter().map(move |(cl, row)| (c, *cl, row)))
@@ -214,7 +258,6 @@ where
             .map_err(draw_err)?;
     }
 
-    legend(&mut chart, SeriesLabelPosition::LowerRight, 17)?;
     Ok(())
 }
 
