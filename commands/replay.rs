@@ -3,7 +3,7 @@
 
 use crate::Global;
 use crate::output;
-use acres::formats::log::read_records;
+use acres::formats::log::{LogError, read_records};
 use acres::formats::scenario::Scenario;
 use acres::jobs::replay::{Difference, ReplayRow, Replayer, Summary, rule_codes, rules};
 use acres::plot::ReplayPoint;
@@ -207,162 +207,52 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let mut a = Replayer::new(
-        &config,
-        route.clone(),
-        scenario.corner_rule,
-        scenario.shield,
-    )?;
+    let (corner, shield) = (scenario.corner_rule, scenario.shield);
+    let mut a = Replayer::new(&config, route.clone(), corner, shield)?;
     let mut b = match &other {
-        Some(c) => Some(Replayer::new(
-            c,
-            route,
-            scenario.corner_rule,
-            scenario.shield,
-        )?),
+        Some(c) => Some(Replayer::new(c, route, corner, shield)?),
         None => None,
     };
-
-    // The input, with a progress bar over its bytes.
     let name = args.log.display().to_string();
     let is_csv = args.csv
         || args
             .log
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let (input, bar): (Box<dyn BufRead>, _) = if args.log == Path::new("-") {
-        (
-            Box::new(BufReader::new(std::io::stdin().lock())),
-            indicatif::ProgressBar::hidden(),
-        )
-    } else {
-        let f = std::fs::File::open(&args.log).with_context(|| format!("reading {name}"))?;
-        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-        let bar = output::progress(global, len, "replay");
-        (
-            Box::new(BufReader::with_capacity(1 << 16, bar.wrap_read(f))),
-            bar,
-        )
-    };
-
-    // The rows' sink.
-    let mut sink = match &args.out {
-        None => Sink::None,
-        Some(p) => {
-            let jsonl = match args.rows.as_deref() {
-                Some(r) => r == "jsonl",
-                None => p
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "jsonl" | "json")),
-            };
-            let w = if p == Path::new("-") {
-                Out::Stdout(std::io::BufWriter::new(std::io::stdout()))
-            } else {
-                Out::File(
-                    acres::formats::atomic::AtomicFile::create(p)
-                        .with_context(|| format!("writing {}", p.display()))?,
-                )
-            };
-            if jsonl {
-                Sink::Jsonl(w)
-            } else {
-                let mut c = csv::Writer::from_writer(w);
-                if b.is_some() {
-                    c.write_record(COMPARE_HEADER)?;
-                } else {
-                    c.write_record(ROW_HEADER)?;
-                }
-                Sink::Csv(Box::new(c))
-            }
-        }
-    };
+    let (input, bar) = open_input(&args.log, global)?;
+    let mut sink = Sink::open(&args, b.is_some())?;
 
     let mut sum_a = Summary::default();
     let mut sum_b = Summary::default();
-    let mut diffs: Vec<Difference> = Vec::new();
-    let mut n_diffs = 0u64;
+    let mut diffs = Diffs::default();
     let mut points: Vec<ReplayPoint> = Vec::new();
-    let want_plot = args.plot.is_some();
-    let line_err = |line: u64, m: String| acres::formats::log::LogError::Line {
+    let line_err = |line: u64, m: String| LogError::Line {
         file: name.clone(),
         line,
         message: m,
     };
-    let io_err = |e: std::io::Error| acres::formats::log::LogError::Io(e, "the rows".into());
     let skipped = read_records(&name, input, is_csv, args.skip_bad, |line, rec| {
         let ra = a.step(rec).map_err(|m| line_err(line, m))?;
         sum_a.add(&ra);
-        if want_plot {
+        if args.plot.is_some() {
             points.push(point(&ra));
         }
         match &mut b {
-            None => match &mut sink {
-                Sink::None => {}
-                Sink::Csv(c) => c.write_record(csv_row(&ra)).map_err(|e| io_err(e.into()))?,
-                Sink::Jsonl(w) => {
-                    serde_json::to_writer(&mut *w, &ra).map_err(|e| io_err(e.into()))?;
-                    w.write_all(b"\n").map_err(io_err)?;
-                }
-            },
+            None => sink.one(&ra),
             Some(b) => {
                 let rb = b.step(rec).map_err(|m| line_err(line, m))?;
                 sum_b.add(&rb);
                 let d = Difference::of(&ra, &rb);
-                match &mut sink {
-                    Sink::None => {}
-                    Sink::Csv(c) => c
-                        .write_record([
-                            ra.step.to_string(),
-                            fmt(ra.t),
-                            fmt(ra.row.speed_mps),
-                            fmt(rb.row.speed_mps),
-                            fmt(ra.row.curvature_per_m),
-                            fmt(rb.row.curvature_per_m),
-                            join(&rules(&ra.row)),
-                            join(&rules(&rb.row)),
-                            d.is_some().to_string(),
-                        ])
-                        .map_err(|e| io_err(e.into()))?,
-                    Sink::Jsonl(w) => {
-                        let pair = serde_json::json!({"step": ra.step, "t": ra.t, "a": ra, "b": rb, "differ": d.is_some()});
-                        serde_json::to_writer(&mut *w, &pair).map_err(|e| io_err(e.into()))?;
-                        w.write_all(b"\n").map_err(io_err)?;
-                    }
-                }
-                if let Some(d) = d {
-                    n_diffs += 1;
-                    if diffs.len() < 1000 {
-                        diffs.push(d);
-                    }
-                }
+                sink.pair(&ra, &rb, d.is_some())?;
+                diffs.add(d);
+                Ok(())
             }
         }
-        Ok(())
     })?;
     bar.finish_and_clear();
     sum_a.skipped = skipped;
     sum_b.skipped = skipped;
-
-    // Close the rows: flush, then commit the file.
-    let out = match sink {
-        Sink::None => None,
-        Sink::Csv(c) => Some(
-            c.into_inner()
-                .map_err(|e| anyhow::anyhow!("{}", e.error()))?,
-        ),
-        Sink::Jsonl(w) => Some(w),
-    };
-    match out {
-        Some(Out::File(f)) => {
-            let p = args.out.as_ref().expect("a file for the rows");
-            f.commit()
-                .with_context(|| format!("writing {}", p.display()))?;
-            global.status(&format!("wrote {}", p.display()));
-        }
-        Some(Out::Stdout(mut w)) => w.flush()?,
-        None => {}
-    }
+    sink.close(args.out.as_deref(), global)?;
     if let Some(p) = &args.plot {
         let format = crate::plot::image_format(None, p)?;
         let bytes = acres::plot::replay(&points, format)?;
@@ -370,18 +260,10 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         global.status(&format!("wrote {}", p.display()));
     }
 
-    let summary_to_stderr = args.out.as_deref() == Some(Path::new("-"));
-    let text = match &other {
-        None => {
-            if args.format == "json" {
-                let mut s = serde_json::to_string_pretty(&sum_a)?;
-                s.push('\n');
-                s
-            } else {
-                summary_table(&sum_a)
-            }
-        }
-        Some(_) => {
+    let text = match &args.compare {
+        None if args.format == "json" => pretty(&sum_a)?,
+        None => summary_table(&sum_a),
+        Some(dir_b) => {
             let c = CompareSummary {
                 a: sum_a,
                 b: sum_b,
@@ -390,24 +272,167 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
                     .as_ref()
                     .map(|d| d.display().to_string())
                     .unwrap_or_else(|| "built-in".into()),
-                config_b: args.compare.as_ref().unwrap().display().to_string(),
-                differences: n_diffs,
-                differing_steps: diffs,
+                config_b: dir_b.display().to_string(),
+                differences: diffs.count,
+                differing_steps: diffs.first,
             };
             if args.format == "json" {
-                let mut s = serde_json::to_string_pretty(&c)?;
-                s.push('\n');
-                s
+                pretty(&c)?
             } else {
                 compare_table(&c)
             }
         }
     };
-    if summary_to_stderr {
+    // With the rows on stdout, the summary goes to stderr.
+    if args.out.as_deref() == Some(Path::new("-")) {
         eprint!("{text}");
         Ok(())
     } else {
         output::print(&text)
+    }
+}
+
+/// Pretty JSON with a final newline.
+fn pretty(v: &impl Serialize) -> anyhow::Result<String> {
+    let mut s = serde_json::to_string_pretty(v)?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// The steps where two replays differ: how many, and the first 1000.
+#[derive(Default)]
+struct Diffs {
+    count: u64,
+    first: Vec<Difference>,
+}
+
+impl Diffs {
+    fn add(&mut self, d: Option<Difference>) {
+        if let Some(d) = d {
+            self.count += 1;
+            if self.first.len() < 1000 {
+                self.first.push(d);
+            }
+        }
+    }
+}
+
+/// The log (or stdin for `-`), with a progress bar over its bytes.
+fn open_input(
+    log: &Path,
+    global: &Global,
+) -> anyhow::Result<(Box<dyn BufRead>, indicatif::ProgressBar)> {
+    if log == Path::new("-") {
+        return Ok((
+            Box::new(BufReader::new(std::io::stdin().lock())),
+            indicatif::ProgressBar::hidden(),
+        ));
+    }
+    let f = std::fs::File::open(log).with_context(|| format!("reading {}", log.display()))?;
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let bar = output::progress(global, len, "replay");
+    Ok((
+        Box::new(BufReader::with_capacity(1 << 16, bar.wrap_read(f))),
+        bar,
+    ))
+}
+
+fn io_err(e: std::io::Error) -> LogError {
+    LogError::Io(e, "the rows".into())
+}
+
+impl Sink {
+    /// The rows' sink of `--out` (none without it): JSON Lines or CSV by `--rows` or the
+    /// extension, to stdout for `-` or atomically to a file.
+    fn open(args: &Args, compare: bool) -> anyhow::Result<Sink> {
+        let Some(p) = &args.out else {
+            return Ok(Sink::None);
+        };
+        let jsonl = match args.rows.as_deref() {
+            Some(r) => r == "jsonl",
+            None => p
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "jsonl" | "json")),
+        };
+        let w = if p == Path::new("-") {
+            Out::Stdout(std::io::BufWriter::new(std::io::stdout()))
+        } else {
+            Out::File(
+                acres::formats::atomic::AtomicFile::create(p)
+                    .with_context(|| format!("writing {}", p.display()))?,
+            )
+        };
+        if jsonl {
+            return Ok(Sink::Jsonl(w));
+        }
+        let mut c = csv::Writer::from_writer(w);
+        c.write_record(if compare {
+            &COMPARE_HEADER[..]
+        } else {
+            &ROW_HEADER[..]
+        })?;
+        Ok(Sink::Csv(Box::new(c)))
+    }
+
+    /// The row of one replay.
+    fn one(&mut self, ra: &ReplayRow) -> Result<(), LogError> {
+        match self {
+            Sink::None => {}
+            Sink::Csv(c) => c.write_record(csv_row(ra)).map_err(|e| io_err(e.into()))?,
+            Sink::Jsonl(w) => {
+                serde_json::to_writer(&mut *w, ra).map_err(|e| io_err(e.into()))?;
+                w.write_all(b"\n").map_err(io_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows of two replays of one step, side by side.
+    fn pair(&mut self, ra: &ReplayRow, rb: &ReplayRow, differ: bool) -> Result<(), LogError> {
+        match self {
+            Sink::None => {}
+            Sink::Csv(c) => c
+                .write_record([
+                    ra.step.to_string(),
+                    fmt(ra.t),
+                    fmt(ra.row.speed_mps),
+                    fmt(rb.row.speed_mps),
+                    fmt(ra.row.curvature_per_m),
+                    fmt(rb.row.curvature_per_m),
+                    join(&rules(&ra.row)),
+                    join(&rules(&rb.row)),
+                    differ.to_string(),
+                ])
+                .map_err(|e| io_err(e.into()))?,
+            Sink::Jsonl(w) => {
+                let pair = serde_json::json!({"step": ra.step, "t": ra.t, "a": ra, "b": rb, "differ": differ});
+                serde_json::to_writer(&mut *w, &pair).map_err(|e| io_err(e.into()))?;
+                w.write_all(b"\n").map_err(io_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the rows: flush, then commit the file.
+    fn close(self, out: Option<&Path>, global: &Global) -> anyhow::Result<()> {
+        let w = match self {
+            Sink::None => return Ok(()),
+            Sink::Csv(c) => c
+                .into_inner()
+                .map_err(|e| anyhow::anyhow!("{}", e.error()))?,
+            Sink::Jsonl(w) => w,
+        };
+        match w {
+            Out::File(f) => {
+                let p = out.expect("a file for the rows");
+                f.commit()
+                    .with_context(|| format!("writing {}", p.display()))?;
+                global.status(&format!("wrote {}", p.display()));
+            }
+            Out::Stdout(mut w) => w.flush()?,
+        }
+        Ok(())
     }
 }
 
