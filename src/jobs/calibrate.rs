@@ -124,13 +124,8 @@ pub fn derive(
         .iter()
         .filter_map(|m| m.decel_mps2)
         .fold(f64::INFINITY, f64::min);
-    let controller = config.control.dbw.ulc.limit_decel_mps2;
-    let decel = floor1(0.8 * measured.min(controller));
-    if decel.is_nan() || decel <= 0.0 {
-        return Err(format!(
-            "class `{class}`: the measured deceleration is not positive"
-        ));
-    }
+    let decel = deceleration(measured, config.control.dbw.ulc.limit_decel_mps2)
+        .ok_or_else(|| format!("class `{class}`: the measured deceleration is not positive"))?;
     let tail = stops.iter().filter_map(|m| m.tail_m).fold(0.0, f64::max);
     let follow_add = mine(TestKind::Follow)
         .filter_map(|m| Some(m.margin_used_m? - m.gap_m? - tail))
@@ -146,34 +141,10 @@ pub fn derive(
         decel_mps2: decel,
     };
     let reach = rule.stop_cap(config.control.corridor.range_m);
-    // Wheel lift: the largest measured speed without lift below the lowest that lifts.
     let steers: Vec<&Measurement> = mine(TestKind::Steer).collect();
-    let lowest_lift = steers
-        .iter()
-        .filter(|m| m.wheel_lift == Some(true))
-        .map(|m| m.speed_mps)
-        .fold(f64::INFINITY, f64::min);
-    let no_lift = lowest_lift.is_finite().then(|| {
-        steers
-            .iter()
-            .filter(|m| m.wheel_lift == Some(false) && m.speed_mps < lowest_lift)
-            .map(|m| m.speed_mps)
-            .fold(0.0, f64::max)
-    });
+    let no_lift = speed_no_lift(&steers);
     let cap = project_cap(class);
-    let mut speed = cap;
-    let mut binding = "project cap";
-    if reach < speed {
-        speed = reach;
-        binding = "stop distance";
-    }
-    if let Some(v) = no_lift
-        && v < speed
-    {
-        speed = v;
-        binding = "wheel lift";
-    }
-    let speed = floor1(speed);
+    let (speed, binding) = lowest_speed(cap, reach, no_lift);
     let lateral = config
         .envelope
         .grips
@@ -200,6 +171,48 @@ pub fn derive(
             lateral_accel_max_mps2: lateral,
         },
     })
+}
+
+/// The deceleration rule: `a = 0.8 × min(measured, controller limit)`, rounded down to
+/// 0.1; `None` where it is not positive.
+fn deceleration(measured: f64, controller: f64) -> Option<f64> {
+    let decel = floor1(0.8 * measured.min(controller));
+    (decel > 0.0).then_some(decel)
+}
+
+/// The largest measured speed with no wheel lift below the lowest speed that lifts a
+/// wheel in a steering step; `None` where no step lifts one.
+fn speed_no_lift(steers: &[&Measurement]) -> Option<f64> {
+    let lowest_lift = steers
+        .iter()
+        .filter(|m| m.wheel_lift == Some(true))
+        .map(|m| m.speed_mps)
+        .fold(f64::INFINITY, f64::min);
+    lowest_lift.is_finite().then(|| {
+        steers
+            .iter()
+            .filter(|m| m.wheel_lift == Some(false) && m.speed_mps < lowest_lift)
+            .map(|m| m.speed_mps)
+            .fold(0.0, f64::max)
+    })
+}
+
+/// The speed rule: the lowest of the project cap, the speed that stops inside the scan
+/// reach and the speed with no wheel lift, rounded down to 0.1; with what bound it.
+fn lowest_speed(cap: f64, reach: f64, no_lift: Option<f64>) -> (f64, &'static str) {
+    let mut speed = cap;
+    let mut binding = "project cap";
+    if reach < speed {
+        speed = reach;
+        binding = "stop distance";
+    }
+    if let Some(v) = no_lift
+        && v < speed
+    {
+        speed = v;
+        binding = "wheel lift";
+    }
+    (floor1(speed), binding)
 }
 
 /// The calibrated envelope and how each row came about.

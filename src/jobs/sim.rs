@@ -144,21 +144,8 @@ pub fn run(
                 standing = 0;
             }
             if let Some(w) = log.as_deref_mut() {
-                let rec = LogRecord {
-                    step: control,
-                    t: plant.time_s(),
-                    state,
-                    scan: scenario.record_scan.then(|| {
-                        scan.ranges()
-                            .iter()
-                            .map(|r| r.is_finite().then_some(*r))
-                            .collect()
-                    }),
-                    row,
-                    dbw: report,
-                };
-                serde_json::to_writer(&mut *w, &rec).map_err(std::io::Error::from)?;
-                w.write_all(b"\n")?;
+                let scan = scenario.record_scan.then_some(&scan);
+                write_record(w, control, plant.time_s(), state, scan, row, report)?;
             }
             control += 1;
             // The end: a collision, 1 s standing at the route's end, or 3 s standing.
@@ -185,6 +172,34 @@ pub fn run(
         interventions,
         final_speed_mps: plant.speed_mps(),
     })
+}
+
+/// One log record as a JSON line; the scan with null for no return.
+fn write_record(
+    w: &mut dyn Write,
+    step: u64,
+    t: f64,
+    state: ChainState,
+    scan: Option<&crate::chain::scan::Scan>,
+    row: CommandRow,
+    dbw: crate::plant::dbw::DbwReport,
+) -> Result<(), SimError> {
+    let rec = LogRecord {
+        step,
+        t,
+        state,
+        scan: scan.map(|s| {
+            s.ranges()
+                .iter()
+                .map(|r| r.is_finite().then_some(*r))
+                .collect()
+        }),
+        row,
+        dbw,
+    };
+    serde_json::to_writer(&mut *w, &rec).map_err(std::io::Error::from)?;
+    w.write_all(b"\n")?;
+    Ok(())
 }
 
 #[cfg(test)]
