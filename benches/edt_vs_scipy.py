@@ -8,7 +8,7 @@ It installs numpy and scipy with pip where they are missing, makes one 4096 x 40
 scipy's exact centre-to-centre EDT on it and acres' exact border transform
 (examples/edt_bench.rs) on the same bytes, one core each, and prints ns per cell and
 their ratio. scipy's result is not a lower bound of the distance to the excluded
-squares; acres' is (see src/corridor/edt.rs).
+squares; acres' is (see src/ground/corridor/edt.rs).
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 

@@ -4,6 +4,7 @@ mod bridge;
 mod check;
 mod config;
 mod corridor;
+mod docs;
 mod envelope;
 mod man;
 mod plot;

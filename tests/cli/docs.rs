@@ -1,0 +1,169 @@
+//! The documentation's relative links: every link of README.md, CHANGELOG.md, docs/ and
+//! the data folders' READMEs points at a file that exists, and a link to a heading of a
+//! Markdown file names a heading that exists.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Markdown files whose links are checked.
+fn documents() -> Vec<PathBuf> {
+    let r = root();
+    let mut files = vec![r.join("README.md"), r.join("CHANGELOG.md")];
+    for dir in [
+        "docs",
+        "data/chunks",
+        "data/maps",
+        "data/routes",
+        "data/scenarios",
+        "data/stops",
+    ] {
+        let mut md: Vec<PathBuf> = std::fs::read_dir(r.join(dir))
+            .unwrap_or_else(|e| panic!("{dir}: {e}"))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        md.sort();
+        files.extend(md);
+    }
+    files
+}
+
+/// The targets of the inline links `[text](target)` of a Markdown text, outside code.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        // Drop inline code spans, whose brackets are not links.
+        let plain: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = plain.as_str();
+        while let Some(i) = rest.find("](") {
+            let after = &rest[i + 2..];
+            match after.find(')') {
+                Some(j) => {
+                    out.push(after[..j].trim().to_string());
+                    rest = &after[j + 1..];
+                }
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+/// The anchor of a heading as the usual Markdown renderers make it: lower case, spaces to
+/// hyphens, punctuation other than hyphens and underscores dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn anchors(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| slug(l.trim_start_matches('#')))
+        .collect()
+}
+
+/// The broken links of one document: (target, why).
+fn broken_links(doc: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(doc).unwrap();
+    let dir = doc.parent().unwrap();
+    let mut bad = Vec::new();
+    for target in link_targets(&text) {
+        if target.contains("://") || target.starts_with("mailto:") {
+            continue;
+        }
+        let (path, anchor) = match target.split_once('#') {
+            Some((p, a)) => (p, Some(a)),
+            None => (target.as_str(), None),
+        };
+        let file = if path.is_empty() {
+            doc.to_path_buf()
+        } else {
+            dir.join(path)
+        };
+        if !file.exists() {
+            bad.push((target.clone(), "no such file".into()));
+            continue;
+        }
+        if let Some(a) = anchor {
+            if file.extension().is_some_and(|e| e == "md") && !anchors(&file).iter().any(|h| h == a)
+            {
+                bad.push((target.clone(), "no such heading".into()));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn every_relative_link_of_the_docs_resolves() {
+    let docs = documents();
+    assert!(
+        docs.iter().any(|d| d.ends_with("docs/rules.md")),
+        "{docs:?}"
+    );
+    let mut broken = Vec::new();
+    let mut links = 0;
+    for doc in &docs {
+        links += link_targets(&std::fs::read_to_string(doc).unwrap()).len();
+        for (target, why) in broken_links(doc) {
+            broken.push(format!("{}: ({target}): {why}", doc.display()));
+        }
+    }
+    assert!(
+        links >= 10,
+        "only {links} links found: is the parser right?"
+    );
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_link_checker_finds_a_broken_link_and_a_missing_heading() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("b.md"), "# Some heading, here\n").unwrap();
+    let doc = dir.path().join("a.md");
+    std::fs::write(
+        &doc,
+        "[ok](b.md) [ok](b.md#some-heading-here) [gone](c.md) [nohead](b.md#other)\n\
+         `[code](x.md)`\n```\n[fenced](y.md)\n```\n[web](https://example.com)\n",
+    )
+    .unwrap();
+    let bad = broken_links(&doc);
+    let targets: Vec<&str> = bad.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(targets, ["c.md", "b.md#other"], "{bad:?}");
+}
+
+#[test]
+fn the_architecture_names_every_folder_of_the_library() {
+    let arch = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    for e in std::fs::read_dir(root().join("src")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            let name = format!("src/{}/", p.file_name().unwrap().to_string_lossy());
+            assert!(
+                arch.contains(&name),
+                "docs/architecture.md does not name {name}"
+            );
+        }
+    }
+}
