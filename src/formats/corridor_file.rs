@@ -187,7 +187,7 @@ impl Reader<'_> {
             .ok_or_else(|| self.header(format!("{width} × {height} cells is too large")))?;
         let start = self.at;
         // The cells and the checksum must all be there before the checksum is read.
-        self.take(len.checked_add(4).unwrap_or(usize::MAX))?;
+        self.take(len.saturating_add(4))?;
         let end = start + len;
         let found = u32::from_le_bytes(self.b[end..end + 4].try_into().expect("4 bytes"));
         let want = crc32fast::hash(&self.b[..end]);
