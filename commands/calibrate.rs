@@ -139,39 +139,15 @@ pub fn measure(config: &Config, a: MeasureArgs, global: &Global) -> anyhow::Resu
             bar.finish_and_clear();
             rows
         }
-        Some(addr) => {
-            if classes.len() != 1 || states.len() != 1 {
-                anyhow::bail!(
-                    "--bridge measures the ground the vehicle stands on: give one class with --classes and one state with --grip"
-                );
-            }
-            let (host, port) = addr
-                .rsplit_once(':')
-                .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
-                .ok_or_else(|| anyhow::anyhow!("--bridge {addr}: expected HOST:PORT"))?;
-            let conn = acres::jobs::bridge::client::BridgeConn::connect(&host, port)
-                .with_context(|| format!("connecting to {addr}"))?;
-            let control = match a.control_port {
-                Some(p) => Some(
-                    acres::jobs::bridge::client::Control::connect(&host, p)
-                        .with_context(|| format!("connecting to {host}:{p}"))?,
-                ),
-                None => None,
-            };
-            let mut rig = acres::jobs::bridge::client::BridgeRig::new(conn, control);
-            plan.retain(|t| t.test != stops::TestKind::Follow);
-            let bar = output::progress(global, plan.len() as u64, "measure");
-            let mut rows = Vec::new();
-            for t in &plan {
-                rows.push(
-                    calibrate::run_test_on(config, &mut rig, t)
-                        .map_err(|e| anyhow::anyhow!("{addr}: {e}"))?,
-                );
-                bar.inc(1);
-            }
-            bar.finish_and_clear();
-            rows
-        }
+        Some(addr) => measure_on_bridge(
+            config,
+            a.control_port,
+            addr,
+            &classes,
+            &states,
+            &mut plan,
+            global,
+        )?,
     };
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(COLUMNS)?;
@@ -186,6 +162,50 @@ pub fn measure(config: &Config, a: MeasureArgs, global: &Global) -> anyhow::Resu
         global.status(&format!("wrote {} ({} tests)", a.out.display(), rows.len()));
     }
     Ok(())
+}
+
+/// The stop tests and steering steps of `plan` on the vehicle behind a bridge at `addr`
+/// (HOST:PORT), on the one class and state its spawn pose stands on.
+fn measure_on_bridge(
+    config: &Config,
+    control_port: Option<u16>,
+    addr: &str,
+    classes: &[GroundClass],
+    states: &[GroundState],
+    plan: &mut Vec<calibrate::Planned>,
+    global: &Global,
+) -> anyhow::Result<Vec<Measurement>> {
+    if classes.len() != 1 || states.len() != 1 {
+        anyhow::bail!(
+            "--bridge measures the ground the vehicle stands on: give one class with --classes and one state with --grip"
+        );
+    }
+    let (host, port) = addr
+        .rsplit_once(':')
+        .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
+        .ok_or_else(|| anyhow::anyhow!("--bridge {addr}: expected HOST:PORT"))?;
+    let conn = acres::jobs::bridge::client::BridgeConn::connect(&host, port)
+        .with_context(|| format!("connecting to {addr}"))?;
+    let control = match control_port {
+        Some(p) => Some(
+            acres::jobs::bridge::client::Control::connect(&host, p)
+                .with_context(|| format!("connecting to {host}:{p}"))?,
+        ),
+        None => None,
+    };
+    let mut rig = acres::jobs::bridge::client::BridgeRig::new(conn, control);
+    plan.retain(|t| t.test != stops::TestKind::Follow);
+    let bar = output::progress(global, plan.len() as u64, "measure");
+    let mut rows = Vec::new();
+    for t in plan.iter() {
+        rows.push(
+            calibrate::run_test_on(config, &mut rig, t)
+                .map_err(|e| anyhow::anyhow!("{addr}: {e}"))?,
+        );
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(rows)
 }
 
 pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::Result<()> {
@@ -234,7 +254,25 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
             differences: &diffs,
         });
     }
-    let mut t = format!("measurements: {source} ({} tests)\n", rows.len());
+    output::print(&calibration_table(
+        &source,
+        rows.len(),
+        &cal,
+        &configured,
+        &diffs,
+    ))
+}
+
+/// The calibration as text: one table per grip level, then the differences from the
+/// configured envelope.
+fn calibration_table(
+    source: &str,
+    tests: usize,
+    cal: &calibrate::Calibration,
+    configured: &str,
+    diffs: &[calibrate::EnvelopeDiff],
+) -> String {
+    let mut t = format!("measurements: {source} ({tests} tests)\n");
     let mut grip = "";
     let mut table: Vec<Vec<String>> = Vec::new();
     let header = || {
@@ -286,7 +324,7 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
         t.push_str(&format!("\nthe same as {configured}\n"));
     } else {
         t.push_str(&format!("\ndifferences from {configured}:\n"));
-        for d in &diffs {
+        for d in diffs {
             let v = |x: Option<f64>| x.map(f2).unwrap_or_else(|| "-".into());
             t.push_str(&format!(
                 "  {} {} {}: {} → {}\n",
@@ -298,5 +336,5 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
             ));
         }
     }
-    output::print(&t)
+    t
 }

@@ -163,26 +163,7 @@ fn show(config: &Config, a: ShowArgs) -> anyhow::Result<()> {
     let grip = a.grip.grip;
     let env = &config.envelope;
     let reach = config.control.corridor.range_m;
-    let classes: Vec<Option<GroundClass>> = GroundClass::ALL
-        .into_iter()
-        .map(Some)
-        .chain(std::iter::once(None))
-        .collect();
-    let mut rows = Vec::new();
-    for class in classes {
-        let l = limits(config, grip, class)?;
-        let d = env.stop_rule(&l).stop_distance(l.speed_mps);
-        rows.push(Row {
-            class: class_name(class),
-            speed_command_mps: l.speed_command_mps,
-            speed_mps: l.speed_mps,
-            decel_mps2: l.decel_mps2,
-            obstacle_margin_m: l.obstacle_margin_m,
-            lateral_accel_max_mps2: l.lateral_accel_max_mps2,
-            stop_distance_m: d,
-            spare_m: reach - d,
-        });
-    }
+    let rows = show_rows(config, grip, reach)?;
     match a.format {
         Format::Json => {
             #[derive(Serialize)]
@@ -203,60 +184,92 @@ fn show(config: &Config, a: ShowArgs) -> anyhow::Result<()> {
                 classes: &rows,
             })
         }
-        Format::Csv => {
-            let mut recs = vec![
-                [
-                    "class",
-                    "speed_command_mps",
-                    "speed_mps",
-                    "decel_mps2",
-                    "obstacle_margin_m",
-                    "lateral_accel_max_mps2",
-                    "stop_distance_m",
-                    "spare_m",
-                ]
-                .map(String::from)
-                .to_vec(),
-            ];
-            recs.extend(rows.iter().map(|r| {
-                let mut rec = vec![r.class.to_string()];
-                rec.extend(row_numbers(r).map(full));
-                rec
-            }));
-            output::print_csv(&recs)
-        }
-        Format::Table => {
-            let mut recs = vec![
-                [
-                    "class",
-                    "speed cmd",
-                    "speed",
-                    "decel a",
-                    "margin d_m",
-                    "lateral",
-                    "d_stop",
-                    "spare",
-                ]
-                .map(String::from)
-                .to_vec(),
-                ["", "m/s", "m/s", "m/s²", "m", "m/s²", "m", "m"]
-                    .map(String::from)
-                    .to_vec(),
-            ];
-            recs.extend(rows.iter().map(|r| {
-                let mut rec = vec![r.class.to_string()];
-                rec.extend(row_numbers(r).map(f2));
-                rec
-            }));
-            let head = format!(
-                "grip {grip}; T = {} s (latency {} s + response {} s); scan reach {reach} m\n",
-                env.stop_time_s(),
-                env.latency_s,
-                env.response_s
-            );
-            output::print(&(head + &output::table(&recs)))
-        }
+        Format::Csv => show_csv(&rows),
+        Format::Table => show_table(config, grip, &rows),
     }
+}
+
+/// One row per class, and one for a point with no known class.
+fn show_rows(config: &Config, grip: Grip, reach: f64) -> anyhow::Result<Vec<Row>> {
+    let env = &config.envelope;
+    let classes: Vec<Option<GroundClass>> = GroundClass::ALL
+        .into_iter()
+        .map(Some)
+        .chain(std::iter::once(None))
+        .collect();
+    let mut rows = Vec::new();
+    for class in classes {
+        let l = limits(config, grip, class)?;
+        let d = env.stop_rule(&l).stop_distance(l.speed_mps);
+        rows.push(Row {
+            class: class_name(class),
+            speed_command_mps: l.speed_command_mps,
+            speed_mps: l.speed_mps,
+            decel_mps2: l.decel_mps2,
+            obstacle_margin_m: l.obstacle_margin_m,
+            lateral_accel_max_mps2: l.lateral_accel_max_mps2,
+            stop_distance_m: d,
+            spare_m: reach - d,
+        });
+    }
+    Ok(rows)
+}
+
+fn show_csv(rows: &[Row]) -> anyhow::Result<()> {
+    let mut recs = vec![
+        [
+            "class",
+            "speed_command_mps",
+            "speed_mps",
+            "decel_mps2",
+            "obstacle_margin_m",
+            "lateral_accel_max_mps2",
+            "stop_distance_m",
+            "spare_m",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    recs.extend(rows.iter().map(|r| {
+        let mut rec = vec![r.class.to_string()];
+        rec.extend(row_numbers(r).map(full));
+        rec
+    }));
+    output::print_csv(&recs)
+}
+
+fn show_table(config: &Config, grip: Grip, rows: &[Row]) -> anyhow::Result<()> {
+    let env = &config.envelope;
+    let reach = config.control.corridor.range_m;
+    let mut recs = vec![
+        [
+            "class",
+            "speed cmd",
+            "speed",
+            "decel a",
+            "margin d_m",
+            "lateral",
+            "d_stop",
+            "spare",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ["", "m/s", "m/s", "m/s²", "m", "m/s²", "m", "m"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    recs.extend(rows.iter().map(|r| {
+        let mut rec = vec![r.class.to_string()];
+        rec.extend(row_numbers(r).map(f2));
+        rec
+    }));
+    let head = format!(
+        "grip {grip}; T = {} s (latency {} s + response {} s); scan reach {reach} m\n",
+        env.stop_time_s(),
+        env.latency_s,
+        env.response_s
+    );
+    output::print(&(head + &output::table(&recs)))
 }
 
 fn row_numbers(r: &Row) -> [f64; 7] {
