@@ -260,7 +260,25 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         global.status(&format!("wrote {}", p.display()));
     }
 
-    let text = match &args.compare {
+    let text = summary_text(&args, global, sum_a, sum_b, diffs)?;
+    // With the rows on stdout, the summary goes to stderr.
+    if args.out.as_deref() == Some(Path::new("-")) {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        output::print(&text)
+    }
+}
+
+/// The summary as text or JSON; with `--compare`, both summaries and the differences.
+fn summary_text(
+    args: &Args,
+    global: &Global,
+    sum_a: Summary,
+    sum_b: Summary,
+    diffs: Diffs,
+) -> anyhow::Result<String> {
+    Ok(match &args.compare {
         None if args.format == "json" => pretty(&sum_a)?,
         None => summary_table(&sum_a),
         Some(dir_b) => {
@@ -282,14 +300,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
                 compare_table(&c)
             }
         }
-    };
-    // With the rows on stdout, the summary goes to stderr.
-    if args.out.as_deref() == Some(Path::new("-")) {
-        eprint!("{text}");
-        Ok(())
-    } else {
-        output::print(&text)
-    }
+    })
 }
 
 /// Pretty JSON with a final newline.

@@ -92,6 +92,22 @@ impl Driver {
         }
     }
 
+    /// The speed of the preview: the lowest of the speed profile and the class speed
+    /// commands between `station_m` and the preview point. The end point of a part is no
+    /// limit: the stop ramp replaces it (a route that ends at 0 m/s would otherwise stop one
+    /// preview distance early).
+    fn preview_speed(&self, path: &Path, part: &std::ops::Range<usize>, station_m: f64) -> f64 {
+        let s_last = path.station(part.end - 1).max(station_m);
+        let s_pre = (station_m + self.cfg.speed_preview_m).min(s_last);
+        let mut v = path.min_speed(part, station_m, s_pre);
+        let first = path.segment_at(part, station_m);
+        let lastp = path.segment_at(part, s_pre);
+        for i in first..=lastp {
+            v = v.min(self.class_limits(path.class(i)).speed_command_mps);
+        }
+        v
+    }
+
     /// One step: the command for the vehicle at `pose` with the measured speed.
     pub fn step(
         &self,
@@ -143,18 +159,8 @@ impl Driver {
             dh / span
         };
 
-        // The speed: the lowest of the profile and the class speed commands ahead.
         let class = path.class(nearest_point(path, &proj));
-        // The end point of a part is no limit: the stop ramp below replaces it (a route
-        // that ends at 0 m/s would otherwise stop one preview distance early).
-        let s_last = path.station(part.end - 1).max(proj.station_m);
-        let s_pre = (proj.station_m + self.cfg.speed_preview_m).min(s_last);
-        let mut v = path.min_speed(&part, proj.station_m, s_pre);
-        let first = path.segment_at(&part, proj.station_m);
-        let lastp = path.segment_at(&part, s_pre);
-        for i in first..=lastp {
-            v = v.min(self.class_limits(path.class(i)).speed_command_mps);
-        }
+        let mut v = self.preview_speed(path, &part, proj.station_m);
         let a = self.class_limits(class).decel_mps2;
         v = v.min((2.0 * a * remaining.max(0.0)).sqrt());
         let finished =

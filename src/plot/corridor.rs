@@ -2,6 +2,7 @@
 //! clearance bound of each corridor cell.
 
 use super::*;
+use crate::ground::corridor::Corridor;
 
 fn class_colour(c: crate::ground::MapClass) -> RGBColor {
     use crate::ground::MapClass::*;
@@ -37,11 +38,21 @@ fn ramp(t: f64) -> RGBColor {
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
+/// A class colour dimmed, for excluded ground.
+fn dimmed(c: crate::ground::MapClass) -> RGBColor {
+    let k = class_colour(c);
+    RGBColor(
+        (k.0 as u16 * 3 / 5 + 60) as u8,
+        (k.1 as u16 * 3 / 5 + 60) as u8,
+        (k.2 as u16 * 3 / 5 + 60) as u8,
+    )
+}
+
 /// The corridor image: the map's classes (dimmed) outside the corridor, `d_c` as a colour
 /// ramp inside it, the route, and a legend. One pixel per cell, up to 2400 pixels wide
 /// (larger rasters are sampled).
 pub fn corridor_image(
-    corridor: &crate::ground::corridor::Corridor,
+    corridor: &Corridor,
     map: &crate::ground::Map,
     route: Option<&crate::chain::path::Path>,
 ) -> Result<Vec<u8>, PlotError> {
@@ -61,15 +72,10 @@ pub fn corridor_image(
             let c = if d > 0.0 {
                 ramp(d / dmax)
             } else {
-                let k = class_colour(
+                dimmed(
                     map.classes
                         .at(x, y)
                         .unwrap_or(crate::ground::MapClass::Unknown),
-                );
-                RGBColor(
-                    (k.0 as u16 * 3 / 5 + 60) as u8,
-                    (k.1 as u16 * 3 / 5 + 60) as u8,
-                    (k.2 as u16 * 3 / 5 + 60) as u8,
                 )
             };
             let o = ((j * w as usize) + i) * 3;
@@ -91,59 +97,68 @@ pub fn corridor_image(
             ))
             .map_err(draw_err)?;
         }
-        let x0 = iw as i32 + 16;
-        let text = |s: String, y: i32, size: i32| {
-            Text::new(s, (x0, y), ("sans-serif", size).into_font().color(&BLACK))
-        };
-        root.draw(&text("Corridor d_c (m)".into(), 12, 20))
-            .map_err(draw_err)?;
-        for k in 0..=150 {
-            let t = 1.0 - k as f64 / 150.0;
-            root.draw(&Rectangle::new(
-                [(x0, 44 + k), (x0 + 28, 45 + k)],
-                ramp(t).filled(),
-            ))
-            .map_err(draw_err)?;
-        }
-        root.draw(&Text::new(
-            format!("{:.2}", dmax),
-            (x0 + 36, 40),
-            ("sans-serif", 15),
-        ))
-        .map_err(draw_err)?;
-        root.draw(&Text::new(
-            "0".to_string(),
-            (x0 + 36, 186),
-            ("sans-serif", 15),
-        ))
-        .map_err(draw_err)?;
-        let mut y = 214;
-        root.draw(&text("Excluded ground".into(), y, 17))
-            .map_err(draw_err)?;
-        for c in crate::ground::MapClass::ALL {
-            y += 20;
-            let k = class_colour(c);
-            let k = RGBColor(
-                (k.0 as u16 * 3 / 5 + 60) as u8,
-                (k.1 as u16 * 3 / 5 + 60) as u8,
-                (k.2 as u16 * 3 / 5 + 60) as u8,
-            );
-            root.draw(&Rectangle::new([(x0, y), (x0 + 16, y + 14)], k.filled()))
-                .map_err(draw_err)?;
-            root.draw(&Text::new(
-                c.name().to_string(),
-                (x0 + 24, y),
-                ("sans-serif", 15),
-            ))
-            .map_err(draw_err)?;
-        }
-        root.draw(&text(
-            format!("{} × {} cells, {} m", g.width, g.height, g.resolution_m),
-            y + 30,
-            14,
-        ))
-        .map_err(draw_err)?;
+        draw_legend(&root, iw as i32 + 16, dmax, corridor)?;
         root.present().map_err(draw_err)?;
     }
     encode_png(w, h, &rgb)
+}
+
+/// The legend at `x0`: the `d_c` ramp from 0 to `dmax`, the classes of excluded ground,
+/// and the raster's size.
+fn draw_legend(
+    root: &DrawingArea<BitMapBackend, Shift>,
+    x0: i32,
+    dmax: f64,
+    corridor: &Corridor,
+) -> Result<(), PlotError> {
+    let g = &corridor.grid;
+    let text = |s: String, y: i32, size: i32| {
+        Text::new(s, (x0, y), ("sans-serif", size).into_font().color(&BLACK))
+    };
+    root.draw(&text("Corridor d_c (m)".into(), 12, 20))
+        .map_err(draw_err)?;
+    for k in 0..=150 {
+        let t = 1.0 - k as f64 / 150.0;
+        root.draw(&Rectangle::new(
+            [(x0, 44 + k), (x0 + 28, 45 + k)],
+            ramp(t).filled(),
+        ))
+        .map_err(draw_err)?;
+    }
+    root.draw(&Text::new(
+        format!("{:.2}", dmax),
+        (x0 + 36, 40),
+        ("sans-serif", 15),
+    ))
+    .map_err(draw_err)?;
+    root.draw(&Text::new(
+        "0".to_string(),
+        (x0 + 36, 186),
+        ("sans-serif", 15),
+    ))
+    .map_err(draw_err)?;
+    let mut y = 214;
+    root.draw(&text("Excluded ground".into(), y, 17))
+        .map_err(draw_err)?;
+    for c in crate::ground::MapClass::ALL {
+        y += 20;
+        root.draw(&Rectangle::new(
+            [(x0, y), (x0 + 16, y + 14)],
+            dimmed(c).filled(),
+        ))
+        .map_err(draw_err)?;
+        root.draw(&Text::new(
+            c.name().to_string(),
+            (x0 + 24, y),
+            ("sans-serif", 15),
+        ))
+        .map_err(draw_err)?;
+    }
+    root.draw(&text(
+        format!("{} × {} cells, {} m", g.width, g.height, g.resolution_m),
+        y + 30,
+        14,
+    ))
+    .map_err(draw_err)?;
+    Ok(())
 }

@@ -40,14 +40,54 @@ where
 {
     root.fill(&WHITE).map_err(draw_err)?;
     let (top, bottom) = root.split_vertically(SIZE.1 * 3 / 5);
+    draw_speeds(&top, pts)?;
+    draw_curvatures(&bottom, pts)
+}
+
+const GREY: RGBColor = RGBColor(150, 150, 150);
+const BLUE: RGBColor = RGBColor(31, 119, 180);
+const ORANGE: RGBColor = RGBColor(255, 127, 14);
+
+/// The time axis of the points.
+fn time_range(pts: &[ReplayPoint]) -> (f64, f64) {
     let t0 = pts[0].t;
-    let t1 = pts[pts.len() - 1].t.max(t0 + 1e-3);
+    (t0, pts[pts.len() - 1].t.max(t0 + 1e-3))
+}
+
+/// A line series of the points, labelled in the legend.
+fn line<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    pts: &[ReplayPoint],
+    f: impl Fn(&ReplayPoint) -> f64,
+    style: ShapeStyle,
+    label: &str,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .draw_series(LineSeries::new(pts.iter().map(|p| (p.t, f(p))), style))
+        .map_err(draw_err)?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+    Ok(())
+}
+
+/// The upper chart: requested speed, the shield's caps, the command and the vehicle speed.
+fn draw_speeds<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    pts: &[ReplayPoint],
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let (t0, t1) = time_range(pts);
     let vmax = pts
         .iter()
         .map(|p| p.requested_mps.abs().max(p.vehicle_mps.abs()))
         .fold(1.0, f64::max)
         * 1.1;
-    let mut chart = ChartBuilder::on(&top)
+    let mut chart = ChartBuilder::on(area)
         .caption(
             "Replay: speeds and the shield",
             ("sans-serif", 22).into_font(),
@@ -58,74 +98,72 @@ where
         .build_cartesian_2d(t0..t1, 0.0..vmax)
         .map_err(draw_err)?;
     axes(&mut chart, "time (s)", "speed (m/s)", 14)?;
-    let grey = RGBColor(150, 150, 150);
-    let blue = RGBColor(31, 119, 180);
-    let orange = RGBColor(255, 127, 14);
-    let series = |f: &dyn Fn(&ReplayPoint) -> f64| -> Vec<(f64, f64)> {
-        pts.iter().map(|p| (p.t, f(p))).collect()
-    };
-    chart
-        .draw_series(LineSeries::new(
-            series(&|p| p.requested_mps.abs()),
-            grey.stroke_width(2),
-        ))
-        .map_err(draw_err)?
-        .label("requested")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], grey.stroke_width(2)));
+    line(
+        &mut chart,
+        pts,
+        |p| p.requested_mps.abs(),
+        GREY.stroke_width(2),
+        "requested",
+    )?;
     chart
         .draw_series(
             pts.iter()
-                .filter_map(|p| p.cap_mps.map(|c| Circle::new((p.t, c), 2, orange.filled()))),
+                .filter_map(|p| p.cap_mps.map(|c| Circle::new((p.t, c), 2, ORANGE.filled()))),
         )
         .map_err(draw_err)?
         .label("shield cap (an intervention)")
-        .legend(move |(x, y)| Circle::new((x + 9, y), 3, orange.filled()));
-    chart
-        .draw_series(LineSeries::new(
-            series(&|p| p.command_mps.abs()),
-            blue.stroke_width(2),
-        ))
-        .map_err(draw_err)?
-        .label("speed command")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], blue.stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(
-            series(&|p| p.vehicle_mps.abs()),
-            BLACK.stroke_width(1),
-        ))
-        .map_err(draw_err)?
-        .label("vehicle speed")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.stroke_width(1)));
-    legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
+        .legend(move |(x, y)| Circle::new((x + 9, y), 3, ORANGE.filled()));
+    line(
+        &mut chart,
+        pts,
+        |p| p.command_mps.abs(),
+        BLUE.stroke_width(2),
+        "speed command",
+    )?;
+    line(
+        &mut chart,
+        pts,
+        |p| p.vehicle_mps.abs(),
+        BLACK.stroke_width(1),
+        "vehicle speed",
+    )?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight, 14)
+}
 
+/// The lower chart: the requested and the commanded curvature.
+fn draw_curvatures<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    pts: &[ReplayPoint],
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let (t0, t1) = time_range(pts);
     let kmax = pts
         .iter()
         .map(|p| p.requested_curvature.abs().max(p.curvature.abs()))
         .fold(0.01, f64::max)
         * 1.1;
-    let mut chart = ChartBuilder::on(&bottom)
+    let mut chart = ChartBuilder::on(area)
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(t0..t1, -kmax..kmax)
         .map_err(draw_err)?;
     axes(&mut chart, "time (s)", "curvature (1/m)", 14)?;
-    chart
-        .draw_series(LineSeries::new(
-            series(&|p| p.requested_curvature),
-            grey.stroke_width(2),
-        ))
-        .map_err(draw_err)?
-        .label("requested")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], grey.stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(
-            series(&|p| p.curvature),
-            blue.stroke_width(2),
-        ))
-        .map_err(draw_err)?
-        .label("command")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], blue.stroke_width(2)));
-    legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
-    Ok(())
+    line(
+        &mut chart,
+        pts,
+        |p| p.requested_curvature,
+        GREY.stroke_width(2),
+        "requested",
+    )?;
+    line(
+        &mut chart,
+        pts,
+        |p| p.curvature,
+        BLUE.stroke_width(2),
+        "command",
+    )?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight, 14)
 }
