@@ -221,6 +221,31 @@ impl Path {
         self.kappa[i]
     }
 
+    /// The curvature at point `i` (an end of segment `seg`) as seen from the part of
+    /// `seg`: within a part the point's own; at a cusp, where the circle through the
+    /// point and its neighbours would mix the two directions, that of the neighbouring
+    /// point on `seg`'s side (0 where the part has no other inner point).
+    pub fn curvature_on(&self, i: usize, seg: usize) -> f64 {
+        let part = &self.parts[self.part_of(seg)];
+        if i > part.start && i < part.end || i == 0 || i + 1 == self.len() {
+            return self.kappa[i];
+        }
+        // `i` is a cusp: the start or the end point of `seg`'s part.
+        let inner = if i == part.start { i + 1 } else { i - 1 };
+        if inner > part.start && inner < part.end {
+            self.kappa[inner]
+        } else {
+            0.0
+        }
+    }
+
+    /// The index of the part that holds segment `seg`.
+    pub fn part_of(&self, seg: usize) -> usize {
+        self.parts
+            .partition_point(|p| p.end <= seg)
+            .min(self.parts.len() - 1)
+    }
+
     /// The parts: runs of segments with one direction, as ranges of segment indices.
     pub fn parts(&self) -> &[Range<usize>] {
         &self.parts

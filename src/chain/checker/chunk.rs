@@ -81,19 +81,22 @@ pub struct Sample {
     pub time_s: f64,
     /// The index of the route point nearest the sample's station.
     pub route_point: usize,
+    /// The route segment whose geometry placed the sample.
+    pub segment: usize,
 }
 
 /// Converts a chunk on its route into samples, into `out` (reused). The chunk's shape is
 /// not checked here: the `malformed` rule does that first.
 pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
     out.clear();
-    let all = 0..route.len() - 1;
     let n = chunk.offsets_m.len();
-    let mut seg = route.segment_at(&all, chunk.start_station_m);
+    let part = chunk_part(chunk, route);
+    let mut seg = route.segment_at(&part, chunk.start_station_m);
     for k in 0..n {
         let s = chunk.start_station_m + k as f64 * chunk.station_step_m;
-        // Samples run forward along the route: walk the segment instead of searching.
-        while seg + 1 < all.end && route.station(seg + 1) <= s {
+        // Samples run forward along the route: walk the segment instead of searching,
+        // within the chunk's part (past its end the last segment extends).
+        while seg + 1 < part.end && route.station(seg + 1) <= s {
             seg += 1;
         }
         let a = route.point(seg);
@@ -105,7 +108,8 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
             y: a.y + d.y * along,
         };
         let t = (along / c).clamp(0.0, 1.0);
-        let ks = 0.5 * (route.curvature(seg) + route.curvature(seg + 1));
+        // Each part takes its geometry from its own side of a cusp.
+        let ks = 0.5 * (route.curvature_on(seg, seg) + route.curvature_on(seg + 1, seg));
         // The arc through the two points: out of the chord to the right of a left turn.
         let bulge = ks * t * (1.0 - t) * c * c / 2.0;
         let turn = ks * c * (t - 0.5);
@@ -124,6 +128,7 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
             y_m: py + ny * e,
             speed_mps: chunk.speeds_mps[k],
             route_point: if s <= mid { seg } else { seg + 1 },
+            segment: seg,
             ..Sample::default()
         });
     }
@@ -159,6 +164,23 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
         out[0].curvature_per_m = out[1].curvature_per_m;
         out[n - 1].curvature_per_m = out[n - 2].curvature_per_m;
     }
+}
+
+/// The part of the route a chunk lies on: that of its first station. A first station
+/// exactly at a cusp belongs to the part whose direction is the chunk's.
+pub fn chunk_part(chunk: &Chunk, route: &Path) -> std::ops::Range<usize> {
+    let all = 0..route.len() - 1;
+    let seg = route.segment_at(&all, chunk.start_station_m);
+    let mut p = route.part_of(seg);
+    let parts = route.parts();
+    if p > 0
+        && seg == parts[p].start
+        && route.direction(seg) != chunk.direction
+        && chunk.start_station_m <= route.station(seg)
+    {
+        p -= 1;
+    }
+    parts[p].clone()
 }
 
 pub use crate::chain::path::menger;

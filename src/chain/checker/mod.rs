@@ -23,4 +23,6 @@ pub fn world_returns(geometry: &ScanGeometry, scan: &Scan, start: &StartState) -
 }
 
 #[cfg(test)]
+mod cusp_tests;
+#[cfg(test)]
 mod tests;

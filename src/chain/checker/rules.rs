@@ -554,22 +554,30 @@ fn step_rule(sm: &[Sample], step: f64) -> Rule {
     Ok(())
 }
 
-/// direction: the route's direction at every sample is the chunk's.
+/// direction: every sample lies on a segment of the route whose direction is the chunk's
+/// (a station at a cusp belongs to both sides); a direction change needs separate chunks.
 fn direction_rule(chunk: &Chunk, route: &Path, sm: &[Sample]) -> Rule {
     let sign = chunk.direction.sign();
     for (k, s) in sm.iter().enumerate() {
-        let seg = s.route_point.min(route.len() - 2);
-        let seg = if s.station_m < route.station(seg) && seg > 0 {
-            seg - 1
+        let seg = s.segment;
+        let inside = s.station_m >= route.station(seg) - STATION_EPS_M
+            && s.station_m <= route.station(seg + 1) + STATION_EPS_M;
+        // Beyond the segment, the route's own direction there decides.
+        let dir = if inside {
+            route.direction(seg)
         } else {
-            seg
+            let all = 0..route.len() - 1;
+            route.direction(route.segment_at(&all, s.station_m))
         };
-        if route.direction(seg) != chunk.direction {
+        if dir != chunk.direction {
             return refuse(Reason::Direction, k, -sign, sign);
         }
     }
     Ok(())
 }
+
+/// The tolerance of a station at a segment's end, m.
+const STATION_EPS_M: f64 = 1e-9;
 
 /// An angle wrapped to (−π, π].
 fn wrap(a: f64) -> f64 {
