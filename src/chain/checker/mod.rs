@@ -25,4 +25,6 @@ pub fn world_returns(geometry: &ScanGeometry, scan: &Scan, start: &StartState) -
 #[cfg(test)]
 mod cusp_tests;
 #[cfg(test)]
+mod obstacle_tests;
+#[cfg(test)]
 mod tests;

@@ -90,7 +90,7 @@ impl Reason {
                 "v(k) ≤ the class speed command at the route point nearest sample k (the worst over the classes where it has none), and ≤ shield.speed_max_mps forward or |shield.speed_min_mps| in reverse."
             }
             Reason::Direction => {
-                "the route's direction at every sample's route point equals the chunk's direction: one direction of travel; a direction change needs separate chunks."
+                "every sample lies on a route segment whose direction is the chunk's (a chunk lies on the part of the route of its first station; a station at a cusp belongs to both sides): one direction of travel; a direction change needs separate chunks."
             }
             Reason::Start => {
                 "sample 0 is the start state: |p(0) − start| ≤ limits.start_position_m; the vehicle yaw of sample 0 (the heading, + π in reverse) within limits.start_heading_deg of start.yaw_rad; |v(0) − start.speed_mps| ≤ limits.start_speed_mps."
@@ -110,7 +110,7 @@ impl Reason {
             }
             Reason::LateralAcceleration => "v(k)² |κ(k)| ≤ the class lateral limit at sample k.",
             Reason::Obstacle => {
-                "with a scan (ranges in the body frame of the start state): for every sample k, the first return within w(v(k)) of the chunk's polyline ahead of the sample, measured along the polyline from the front of the footprint, is at least d_stop(v(k)) = d_m + v T + v²/(2a) away."
+                "with a scan (ranges in the body frame of the start state): the centre line is the chunk's polyline, extended past the last sample along the final heading (and before the first along the first heading); for every sample k, including samples at rest, the first return within w(v(k)) of the centre line, measured along it from the leading end of the footprint (the front, or the rear in reverse), is at least d_stop(v(k)) = d_m + v T + v²/(2a) away. A return beside the body (between its trailing and leading ends) leaves 0, so a final footprint that overlaps a return is refused; returns behind the body are ignored. Value: the free distance; limit: d_stop(v(k))."
             }
             Reason::Point => {
                 "with a corridor: every sample's reference point has a corridor clearance d(p(k)) ≥ limits.follower_error_m, the side margin of the follower on narrow lanes."
@@ -259,9 +259,7 @@ impl TrajectoryChecker {
         self.start_curvature_rule(&chunk.start, sm, sign)?;
         self.lateral_rule(route, sm)?;
         if let Some(ret) = returns {
-            if let Some(r) = self.obstacle(route, sm, ret) {
-                return Err(r);
-            }
+            self.obstacle(route, sm, ret, sign)?;
         }
         if let Some(c) = &self.corridor {
             self.corridor_rules(c, sm, sign)?;
@@ -428,67 +426,49 @@ impl TrajectoryChecker {
         Ok(())
     }
 
-    /// The obstacle rule: a refusal where a sample cannot stop before a return.
-    fn obstacle(&self, route: &Path, sm: &[Sample], ret: &WorldReturns) -> Option<CheckResult> {
-        let n = sm.len();
-        // Stations of the samples along the chunk's polyline.
-        let mut along = Vec::with_capacity(n);
-        let mut acc = 0.0;
-        for s in sm {
-            along.push(acc);
-            acc += s.length_m;
-        }
+    /// obstacle: from every sample, the free distance along the chunk's centre line (the
+    /// polyline of the samples, extended past the last sample along the final heading and
+    /// before the first along the first heading) to the first return within the swept half
+    /// width `w(v_k)`, measured from the leading end of the footprint, must hold
+    /// `d_stop(v_k)`; a sample at rest still needs `d_m`. A return beside the body (between
+    /// its trailing and leading ends) leaves no free distance; returns behind it are
+    /// ignored.
+    fn obstacle(&self, route: &Path, sm: &[Sample], ret: &WorldReturns, sign: f64) -> Rule {
         let s = &self.shield;
-        let wmax = half_width(
-            s.speed_max_mps,
-            s.vehicle_margin_m,
-            s.geofence_margin_m,
-            s.obstacle_extra_m,
-            self.narrow.0,
-            self.narrow.1,
-        );
-        // Each return's station on the polyline and its distance from it.
-        let mut hits: Vec<(f64, f64)> = Vec::new();
-        for &(x, y) in &ret.0 {
-            let mut best: Option<(f64, f64)> = None;
-            for k in 0..n - 1 {
-                let (a, b) = (&sm[k], &sm[k + 1]);
-                let (ex, ey) = (b.x_m - a.x_m, b.y_m - a.y_m);
-                let len2 = ex * ex + ey * ey;
-                let t = (((x - a.x_m) * ex + (y - a.y_m) * ey) / len2).clamp(0.0, 1.0);
-                let d = (x - a.x_m - ex * t).hypot(y - a.y_m - ey * t);
-                if d <= wmax && best.is_none_or(|(_, bd)| d < bd) {
-                    best = Some((along[k] + t * a.length_m, d));
-                }
-            }
-            hits.extend(best);
-        }
-        let front = self.vehicle.front_m();
-        for (k, smp) in sm.iter().enumerate() {
-            let v = smp.speed_mps;
-            if v == 0.0 {
-                continue;
-            }
-            let w = half_width(
+        let band = |v: f64| {
+            half_width(
                 v,
                 s.vehicle_margin_m,
                 s.geofence_margin_m,
                 s.obstacle_extra_m,
                 self.narrow.0,
                 self.narrow.1,
-            );
+            )
+        };
+        let hits = centre_line_hits(sm, ret, band(s.speed_max_mps));
+        let (front, rear) = (self.vehicle.front_m(), self.vehicle.rear_overhang_m);
+        let (lead, trail) = if sign < 0.0 {
+            (rear, front)
+        } else {
+            (front, rear)
+        };
+        let mut along = 0.0;
+        for (k, smp) in sm.iter().enumerate() {
+            let v = smp.speed_mps;
+            let w = band(v);
             let free = hits
                 .iter()
-                .filter(|(st, d)| *d <= w && *st > along[k])
-                .map(|(st, _)| st - along[k] - front)
+                .filter(|(st, d)| *d <= w && *st >= along - trail)
+                .map(|(st, _)| (st - along - lead).max(0.0))
                 .fold(f64::INFINITY, f64::min);
             let c = self.class(route, smp);
             let need = c.obstacle_margin_m + v * self.stop_time_s + v * v / (2.0 * c.decel_mps2);
             if need > free {
-                return Some(CheckResult::refused(Reason::Obstacle, k, free, need));
+                return refuse(Reason::Obstacle, k, free, need);
             }
+            along += smp.length_m;
         }
-        None
+        Ok(())
     }
 }
 
@@ -574,6 +554,34 @@ fn direction_rule(chunk: &Chunk, route: &Path, sm: &[Sample]) -> Rule {
         }
     }
     Ok(())
+}
+
+/// Each return within `wmax` of the chunk's centre line: its station along the line (0 at
+/// the first sample, negative behind it) and its distance from the line. The line is the
+/// polyline of the samples with its first and last segments extended to rays.
+fn centre_line_hits(sm: &[Sample], ret: &WorldReturns, wmax: f64) -> Vec<(f64, f64)> {
+    let n = sm.len();
+    let mut hits = Vec::new();
+    for &(x, y) in &ret.0 {
+        let mut best: Option<(f64, f64)> = None;
+        let mut along = 0.0;
+        for k in 0..n - 1 {
+            let (a, b) = (&sm[k], &sm[k + 1]);
+            let (ex, ey) = (b.x_m - a.x_m, b.y_m - a.y_m);
+            let len2 = ex * ex + ey * ey;
+            let mut t = ((x - a.x_m) * ex + (y - a.y_m) * ey) / len2;
+            let lo = if k == 0 { f64::NEG_INFINITY } else { 0.0 };
+            let hi = if k == n - 2 { f64::INFINITY } else { 1.0 };
+            t = t.clamp(lo, hi);
+            let d = (x - a.x_m - ex * t).hypot(y - a.y_m - ey * t);
+            if d <= wmax && best.is_none_or(|(_, bd)| d < bd) {
+                best = Some((along + t * a.length_m, d));
+            }
+            along += a.length_m;
+        }
+        hits.extend(best);
+    }
+    hits
 }
 
 /// The tolerance of a station at a segment's end, m.

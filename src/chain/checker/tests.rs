@@ -295,8 +295,10 @@ fn obstacle() {
     // d_stop(4) on gravel = 2.4 + 4 + 16/2.4 = 13.07 m > 12 m.
     let r = ch.check(&c, &lane(), Some(&ret), &mut Vec::new());
     assert_refused(&r, Reason::Obstacle, 0);
-    // 20 m ahead leaves room.
-    scan.set(0, 20.0).unwrap();
+    // A return 26 m from the scanner (x = 47.9) leaves room: 5.84 m beyond the final
+    // front (x = 42.06), more than d_m. (At 20 m, x = 41.9, the final footprint would
+    // overlap it: see obstacle_tests.)
+    scan.set(0, 26.0).unwrap();
     let ret = world_returns(&g, &scan, &c.start);
     assert!(ch.check(&c, &lane(), Some(&ret), &mut Vec::new()).accepted);
 }
