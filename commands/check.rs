@@ -3,13 +3,16 @@
 
 use crate::Global;
 use crate::output::{self, Format};
-use acres::chain::checker::batch::{self, BatchFormat, BatchRecord};
-use acres::chain::checker::{CheckResult, Chunk, Reason, TrajectoryChecker, world_returns};
+use acres::chain::checker::batch::{
+    self, BatchFormat, BatchRecord, CheckOptions, ChunkVerdict, Judge,
+};
+use acres::chain::checker::margins::Margins;
+use acres::chain::checker::{Reason, TrajectoryChecker};
 use acres::chain::path::Path;
 use acres::chain::scan::{Scan, ScanGeometry};
+use acres::formats::chunk::sanitize;
 use acres::ground::corridor::Corridor;
 use anyhow::{Context, anyhow, bail};
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -36,29 +39,43 @@ pub struct Args {
         conflicts_with = "batch"
     )]
     file: Option<PathBuf>,
-    /// The route of every chunk; without it each chunk's `route` names a file beside the
-    /// chunk file or a shipped route (data/routes/).
+    /// The route of a chunk that names none. A chunk's own `route` names a file beside the
+    /// input or a shipped route (data/routes/); each route is loaded once.
     #[arg(long, value_name = "FILE")]
     route: Option<PathBuf>,
     /// A corridor file (acres corridor build): turns on the point and corridor rules.
     #[arg(long, value_name = "FILE")]
     corridor: Option<PathBuf>,
-    /// A scan file {"ranges": [...]} (null for no return), taken at each chunk's start
-    /// state: turns on the obstacle rule.
+    /// The scan of a chunk that carries none: a file {"ranges": [...]} (null for no
+    /// return), taken at each chunk's start state; turns on the obstacle rule. A chunk's
+    /// own `scan` key takes its place.
     #[arg(long, value_name = "FILE")]
     scan: Option<PathBuf>,
     #[command(flatten)]
     grip: crate::envelope::GripArg,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
-    /// The batch form: chunks as JSON Lines (one a line), checked on all cores, in
-    /// constant memory; needs --route and --out.
-    #[arg(long, value_name = "FILE.jsonl", requires_all = ["out", "route"])]
+    /// Output format. The single form prints a table by default; the batch form writes
+    /// JSON Lines (`json`) or CSV (`csv`), by default by the extension of --out (.csv for
+    /// CSV), and refuses `table`.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Each rule's smallest margin for every chunk (limit minus value, signed, in the
+    /// rule's unit; value minus limit for obstacle, point and corridor) and the sample
+    /// where it is: a learning signal beyond the first failing rule.
+    #[arg(long)]
+    margins: bool,
+    /// The batch form: chunks as JSON Lines (one a line; - for stdin), read, checked on
+    /// all cores and written in a pipeline, in memory flat in the input's size; needs
+    /// --out.
+    #[arg(long, value_name = "FILE.jsonl", requires = "out")]
     batch: Option<PathBuf>,
-    /// The output of the batch form: .csv for CSV, anything else (or -) for JSON Lines.
+    /// Where the verdicts go (- for stdout), written atomically. Needed by the batch form;
+    /// in the single form the output goes there instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// The batch form's longest line, bytes: a longer line is a `malformed` verdict and is
+    /// never held whole in memory.
+    #[arg(long, value_name = "BYTES", default_value_t = batch::DEFAULT_MAX_LINE_BYTES)]
+    max_line_bytes: usize,
 }
 
 /// The exact definitions of the rules, for --help and the man page.
@@ -87,140 +104,156 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
     if let Some(c) = &args.corridor {
         checker = checker.with_corridor(Arc::new(Corridor::load(c)?));
     }
-    if let Some(input) = &args.batch {
-        return run_batch(&args, input, &checker, global);
-    }
-    let file = args
-        .file
+    let input = args
+        .batch
         .as_ref()
-        .expect("clap requires FILE without --batch");
+        .or(args.file.as_ref())
+        .expect("clap requires an input");
+    let beams = config.control.corridor.beams as usize;
+    let opts = CheckOptions {
+        route: match &args.route {
+            Some(p) => Some(Arc::new(Path::load(p)?)),
+            None => None,
+        },
+        scan: match &args.scan {
+            Some(p) => Some(Arc::new(read_scan(p, beams)?)),
+            None => None,
+        },
+        dir: Some(input.parent().map(|p| p.to_path_buf()).unwrap_or_default()),
+        margins: args.margins,
+        max_line_bytes: args.max_line_bytes,
+    };
+    let v = &config.control.vehicle;
+    let geometry = ScanGeometry::new(
+        beams,
+        (v.scan_mount_x_m, v.scan_mount_y_m),
+        config.control.corridor.range_m,
+    );
+    let judge = Judge::new(&checker, &opts, geometry);
+    match &args.batch {
+        Some(b) => run_batch(&args, b, &judge, global),
+        None => run_single(&args, input, &judge, global),
+    }
+}
+
+/// The single form: a file of chunks, its verdicts as a table, JSON or CSV.
+fn run_single(
+    args: &Args,
+    file: &std::path::Path,
+    judge: &Judge,
+    global: &Global,
+) -> anyhow::Result<bool> {
+    if args.max_line_bytes != batch::DEFAULT_MAX_LINE_BYTES {
+        bail!("--max-line-bytes is for --batch (the single form reads one JSON document)");
+    }
+    let out = args.out.as_ref().filter(|p| p.to_str() != Some("-"));
+    let sink = match out {
+        Some(p) => Some(
+            acres::formats::atomic::AtomicFile::create(p)
+                .with_context(|| format!("writing {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let verdicts = check_file(file, judge)?;
+    let records: Vec<BatchRecord> = verdicts.iter().map(BatchRecord::of).collect();
+    let text = match args.format.unwrap_or(Format::Table) {
+        Format::Json => {
+            let mut t = serde_json::to_string_pretty(&records)?;
+            t.push('\n');
+            t
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record(BatchRecord::csv_header(args.margins))?;
+            for r in &records {
+                w.write_record(r.csv_fields())?;
+            }
+            String::from_utf8(w.into_inner().map_err(|e| anyhow!("{}", e.error()))?)?
+        }
+        Format::Table => verdict_table(&records, args.margins),
+    };
+    match (sink, out) {
+        (Some(mut f), Some(p)) => {
+            std::io::Write::write_all(&mut f, text.as_bytes())?;
+            f.commit()
+                .with_context(|| format!("writing {}", p.display()))?;
+            global.status(&format!("wrote {}", p.display()));
+        }
+        _ => output::print(&text)?,
+    }
+    Ok(records.iter().all(|r| r.verdict == "accepted"))
+}
+
+/// The verdicts of a chunk file: an array of chunks or `{"chunks": [...]}`. Numbers that
+/// are not finite make that chunk `malformed`, not the file; a file that is not JSON is
+/// an error naming it.
+fn check_file(file: &std::path::Path, judge: &Judge) -> anyhow::Result<Vec<ChunkVerdict>> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&sanitize(&text))
+        .with_context(|| format!("{}: not JSON", file.display()))?;
+    let shape = || {
+        anyhow!(
+            "{}: expected an array of chunks or {{\"chunks\": [...]}}",
+            file.display()
+        )
+    };
     let items = match value {
         serde_json::Value::Array(a) => a,
         serde_json::Value::Object(mut o) => match o.remove("chunks") {
             Some(serde_json::Value::Array(a)) => a,
-            _ => bail!(
-                "{}: expected an array of chunks or {{\"chunks\": [...]}}",
-                file.display()
-            ),
+            _ => return Err(shape()),
         },
-        _ => bail!(
-            "{}: expected an array of chunks or {{\"chunks\": [...]}}",
-            file.display()
-        ),
+        _ => return Err(shape()),
     };
-    let fixed_route = match &args.route {
-        Some(p) => Some(Path::load(p)?),
-        None => None,
-    };
-    let scan = match &args.scan {
-        Some(p) => Some(read_scan(p, config.control.corridor.beams as usize)?),
-        None => None,
-    };
-    let geometry = ScanGeometry::new(
-        config.control.corridor.beams as usize,
-        (
-            config.control.vehicle.scan_mount_x_m,
-            config.control.vehicle.scan_mount_y_m,
-        ),
-        config.control.corridor.range_m,
-    );
-    let dir = file.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    let mut routes: HashMap<String, Option<Path>> = HashMap::new();
     let mut buf = Vec::new();
-    let mut results: Vec<(CheckResult, Option<String>)> = Vec::new();
-    for item in items {
-        let chunk: Chunk = match serde_json::from_value(item) {
-            Ok(c) => c,
-            Err(e) => {
-                results.push((malformed(), Some(e.to_string())));
-                continue;
-            }
-        };
-        let route = match (&fixed_route, &chunk.route) {
-            (Some(r), _) => Some(r),
-            (None, Some(name)) => routes
-                .entry(name.clone())
-                .or_insert_with(|| {
-                    let beside = dir.join(name);
-                    if beside.exists() {
-                        Path::load(&beside).ok()
-                    } else {
-                        Path::builtin(name)
-                    }
-                })
-                .as_ref(),
-            (None, None) => None,
-        };
-        let Some(route) = route else {
-            results.push((
-                malformed(),
-                Some("the chunk names no route that can be read".into()),
-            ));
-            continue;
-        };
-        let returns = scan
-            .as_ref()
-            .map(|s| world_returns(&geometry, s, &chunk.start));
-        results.push((
-            checker.check(&chunk, route, returns.as_ref(), &mut buf),
-            None,
-        ));
-    }
-    let all = results.iter().all(|(r, _)| r.accepted);
-    let recs: Vec<BatchRecord> = results
-        .iter()
+    Ok(items
+        .into_iter()
         .enumerate()
-        .map(|(i, (r, _))| BatchRecord::of(i, r))
-        .collect();
-    match args.format {
-        Format::Json => output::print_json(&recs)?,
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
-            for r in &recs {
-                w.serialize(r)?;
-            }
-            w.flush()?;
-        }
-        Format::Table => {
-            let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
-            let mut rows = vec![
-                [
-                    "index",
-                    "verdict",
-                    "reason",
-                    "first index",
-                    "value",
-                    "limit",
-                    "note",
-                ]
-                .map(String::from)
-                .to_vec(),
-            ];
-            for (r, (_, note)) in recs.iter().zip(&results) {
-                rows.push(vec![
-                    r.index.to_string(),
-                    r.verdict.to_string(),
-                    r.reason.unwrap_or("-").to_string(),
-                    r.first_index.map_or("-".into(), |v| v.to_string()),
-                    opt(r.value),
-                    opt(r.limit),
-                    note.clone().unwrap_or_default(),
-                ]);
-            }
-            let accepted = recs.iter().filter(|r| r.verdict == "accepted").count();
-            let text = output::table(&rows) + &format!("{accepted} of {} accepted\n", recs.len());
-            output::print(&text)?;
-        }
-    }
-    Ok(all)
+        .map(|(i, item)| judge.value(i, item, &mut buf))
+        .collect())
 }
 
-fn malformed() -> CheckResult {
-    CheckResult::refused(Reason::Malformed, 0, f64::NAN, f64::NAN)
+/// The verdicts as a table; with margins, the tightest rule of each chunk.
+fn verdict_table(records: &[BatchRecord], margins: bool) -> String {
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+    let mut head = vec![
+        "index",
+        "verdict",
+        "reason",
+        "first index",
+        "value",
+        "limit",
+        "note",
+    ];
+    if margins {
+        head.push("tightest margin");
+    }
+    let mut rows = vec![head.into_iter().map(String::from).collect::<Vec<_>>()];
+    for r in records {
+        let mut row = vec![
+            r.index.to_string(),
+            r.verdict.to_string(),
+            r.reason.unwrap_or("-").to_string(),
+            r.first_index.map_or("-".into(), |v| v.to_string()),
+            opt(r.value),
+            opt(r.limit),
+            r.note.clone(),
+        ];
+        if let Some(m) = &r.margins {
+            let tight = Margins::KEYS
+                .iter()
+                .filter_map(|k| m.get(k).map(|e| (k, e)))
+                .filter(|(_, e)| !e.margin.is_nan())
+                .min_by(|a, b| a.1.margin.total_cmp(&b.1.margin));
+            row.push(tight.map_or("-".into(), |(k, e)| {
+                format!("{k} {:.4} at {}", e.margin, e.index)
+            }));
+        }
+        rows.push(row);
+    }
+    let accepted = records.iter().filter(|r| r.verdict == "accepted").count();
+    output::table(&rows) + &format!("{accepted} of {} accepted\n", records.len())
 }
 
 /// Reads a scan file: {"ranges": [r0, r1, ...]} with null for a beam with no return.
@@ -250,41 +283,46 @@ fn read_scan(path: &PathBuf, beams: usize) -> anyhow::Result<Scan> {
     Ok(scan)
 }
 
-fn run_batch(
-    args: &Args,
-    input: &PathBuf,
-    checker: &TrajectoryChecker,
-    global: &Global,
-) -> anyhow::Result<bool> {
-    let route = Path::load(args.route.as_ref().expect("clap requires --route"))?;
+fn run_batch(args: &Args, input: &PathBuf, judge: &Judge, global: &Global) -> anyhow::Result<bool> {
     let out = args.out.as_ref().expect("clap requires --out");
-    let format = if out
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
-    {
-        BatchFormat::Csv
-    } else {
-        BatchFormat::JsonLines
+    let format = match args.format {
+        Some(Format::Json) => BatchFormat::JsonLines,
+        Some(Format::Csv) => BatchFormat::Csv,
+        Some(Format::Table) => {
+            bail!("--format table is for the single form; --batch writes json (JSON Lines) or csv")
+        }
+        None if out
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv")) =>
+        {
+            BatchFormat::Csv
+        }
+        None => BatchFormat::JsonLines,
     };
-    let file =
-        std::fs::File::open(input).with_context(|| format!("reading {}", input.display()))?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let stdin = input.to_str() == Some("-");
+    let (reader, len): (Box<dyn std::io::BufRead + Send>, u64) = if stdin {
+        (
+            Box::new(std::io::BufReader::with_capacity(1 << 20, std::io::stdin())),
+            0,
+        )
+    } else {
+        let file =
+            std::fs::File::open(input).with_context(|| format!("reading {}", input.display()))?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        (
+            Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
+            len,
+        )
+    };
     let bar = output::progress(global, len, "checking");
     let summary = if out.to_str() == Some("-") {
-        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-        let s = batch::run(checker, &route, reader, &mut w, format, |b| {
-            bar.set_position(b)
-        })?;
-        std::io::Write::flush(&mut w)?;
-        s
+        let mut w = std::io::BufWriter::new(std::io::stdout());
+        batch::run(judge, reader, &mut w, format, |b| bar.set_position(b))?
     } else {
         let mut w = acres::formats::atomic::AtomicFile::create(out)
             .with_context(|| format!("writing {}", out.display()))?;
-        let s = batch::run(checker, &route, reader, &mut w, format, |b| {
-            bar.set_position(b)
-        })
-        .with_context(|| format!("reading {}", input.display()))?;
+        let s = batch::run(judge, reader, &mut w, format, |b| bar.set_position(b))
+            .with_context(|| format!("reading {}", input.display()))?;
         w.commit()
             .with_context(|| format!("writing {}", out.display()))?;
         s

@@ -1,19 +1,39 @@
 //! Checker throughput (issue [checker]): `cargo run --release --example check_bench`.
 //!
-//! Prints one JSON line: 40-sample chunks per second through the checker with corridor
-//! queries on one core; the batch form (JSON Lines parsing included) on 1 and on 2
-//! threads and their ratio; and the peak memory of batches of N and 4N lines, to show
-//! that it stays flat.
+//! Prints one JSON line: 40-sample chunks per CPU-second through the checker with
+//! corridor queries on one core; the batch form (reading, JSON Lines parsing, checking and
+//! writing CSV, in its pipeline) per CPU-second on one thread, and per wall-second on 1
+//! and on 2 threads with their ratio (medians of 3 runs); and the peak memory of batches
+//! of N and 4N lines, to show that it stays flat.
 
-use acres::chain::checker::batch::{self, BatchFormat};
+use acres::chain::checker::batch::{self, BatchFormat, CheckOptions, Judge};
 use acres::chain::checker::{Chunk, TrajectoryChecker};
 use acres::chain::envelope::Grip;
 use acres::chain::path::Path;
+use acres::chain::scan::ScanGeometry;
 use acres::config::Config;
 use acres::ground::corridor::Corridor;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The CPU time of this process so far (user and system), s.
+fn cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which ends with ')'): utime is the 12th, stime
+    // the 13th, in clock ticks (100 a second on Linux).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
 
 fn peak_rss() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -63,15 +83,23 @@ fn main() {
             .all(|c| checker.check(c, &route, None, &mut buf).accepted)
     );
     let n = 400_000;
-    let t = Instant::now();
+    let c0 = cpu_s();
     let mut acc = 0usize;
     for i in 0..n {
         acc += checker
             .check(black_box(&chunks[i % 256]), &route, None, &mut buf)
             .accepted as usize;
     }
-    let one_core = n as f64 / t.elapsed().as_secs_f64();
+    let one_core = n as f64 / (cpu_s() - c0);
     assert_eq!(acc, n);
+    let opts = CheckOptions {
+        route: Some(Arc::new(route.clone())),
+        max_line_bytes: batch::DEFAULT_MAX_LINE_BYTES,
+        ..CheckOptions::default()
+    };
+    let v = &cfg.control.vehicle;
+    let geometry = ScanGeometry::new(360, (v.scan_mount_x_m, v.scan_mount_y_m), 40.0);
+    let judge = Judge::new(&checker, &opts, geometry);
 
     // Flat memory first, before anything else raises the peak: batches of 25,600 and
     // 102,400 lines streamed from files that are written line by line.
@@ -95,44 +123,33 @@ fn main() {
     let mem = |p: &std::path::Path| -> u64 {
         let before = peak_rss();
         let f = std::io::BufReader::new(std::fs::File::open(p).unwrap());
-        batch::run(
-            &checker,
-            &route,
-            f,
-            &mut std::io::sink(),
-            BatchFormat::JsonLines,
-            |_| {},
-        )
-        .unwrap();
+        batch::run(&judge, f, &mut std::io::sink(), BatchFormat::Csv, |_| {}).unwrap();
         peak_rss().saturating_sub(before)
     };
     let m1 = mem(&p1);
     let m4 = mem(&p4);
-    let run = |threads: usize, p: &std::path::Path| -> f64 {
+    // (wall rate, CPU rate) of one run on `threads` threads.
+    let run = |threads: usize, p: &std::path::Path| -> (f64, f64) {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
         let data = std::fs::read(p).unwrap();
         let mut sink = std::io::sink();
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_s());
         let s = pool.install(|| {
-            batch::run(
-                &checker,
-                &route,
-                &data[..],
-                &mut sink,
-                BatchFormat::JsonLines,
-                |_| {},
-            )
-            .unwrap()
+            batch::run(&judge, &data[..], &mut sink, BatchFormat::Csv, |_| {}).unwrap()
         });
-        s.chunks as f64 / t.elapsed().as_secs_f64()
+        let n = s.chunks as f64;
+        (n / t.elapsed().as_secs_f64(), n / (cpu_s() - c))
     };
-    let b1 = run(1, &p4);
-    let b2 = run(2, &p4);
+    let ones: Vec<(f64, f64)> = (0..3).map(|_| run(1, &p4)).collect();
+    let twos: Vec<(f64, f64)> = (0..3).map(|_| run(2, &p4)).collect();
+    let b1 = median(ones.iter().map(|r| r.0).collect());
+    let b1_cpu = median(ones.iter().map(|r| r.1).collect());
+    let b2 = median(twos.iter().map(|r| r.0).collect());
     println!(
-        "{{\"checker_one_core_chunks_per_s\": {one_core:.0}, \"batch_1_thread_chunks_per_s\": {b1:.0}, \"batch_2_threads_chunks_per_s\": {b2:.0}, \"batch_2_over_1\": {:.2}, \"batch_peak_growth_25600_chunks_bytes\": {m1}, \"batch_peak_growth_102400_chunks_bytes\": {m4}}}",
+        "{{\"checker_one_core_chunks_per_cpu_s\": {one_core:.0}, \"batch_1_thread_chunks_per_cpu_s\": {b1_cpu:.0}, \"batch_1_thread_chunks_per_s\": {b1:.0}, \"batch_2_threads_chunks_per_s\": {b2:.0}, \"batch_2_over_1\": {:.2}, \"batch_peak_growth_25600_chunks_bytes\": {m1}, \"batch_peak_growth_102400_chunks_bytes\": {m4}}}",
         b2 / b1
     );
 }

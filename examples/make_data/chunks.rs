@@ -15,6 +15,7 @@ fn on(route_name: &str, s0: f64, n: usize, v0: f64, e: f64, dir: Direction) -> C
     let route = Path::builtin(route_name).unwrap();
     let mut c = Chunk {
         route: Some(route_name.into()),
+        scan: None,
         start_station_m: s0,
         station_step_m: 0.5,
         offsets_m: vec![e; n],

@@ -184,12 +184,275 @@ fn batch_keeps_the_input_order_and_writes_atomically() {
     ]);
     assert_eq!(code, 1);
     assert!(!none.exists());
-    let (code, _, _) = run(&[
+    // Without --route each chunk's own route (a shipped one here) gives the same verdicts.
+    let own = dir.path().join("own.jsonl");
+    let (code, _, err) = run(&[
         "check",
         "--batch",
         inp.to_str().unwrap(),
         "--out",
-        none.to_str().unwrap(),
+        own.to_str().unwrap(),
     ]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), text);
+}
+
+/// All the shipped example chunks in one file, as a JSON array and as JSON Lines.
+fn all_examples(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let mut items = Vec::new();
+    for e in std::fs::read_dir(chunks("")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("refused_") || name == "accepted.json") {
+            continue;
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let list = match v {
+            serde_json::Value::Object(mut o) => o.remove("chunks").unwrap(),
+            a => a,
+        };
+        items.extend(list.as_array().unwrap().iter().cloned());
+    }
+    items.sort_by_key(|v| v.to_string());
+    let json = dir.join("all.json");
+    std::fs::write(&json, serde_json::to_string(&items).unwrap()).unwrap();
+    let jsonl = dir.join("all.jsonl");
+    let lines: String = items.iter().map(|v| v.to_string() + "\n").collect();
+    std::fs::write(&jsonl, lines).unwrap();
+    (json, jsonl)
+}
+
+/// Every option of the single form gives the same records through the batch form (issue
+/// 14, defect 2: --scan was dropped there), in JSON and in CSV.
+#[test]
+fn every_option_works_the_same_in_both_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, jsonl) = all_examples(dir.path());
+    let farm = dir.path().join("farm.acor");
+    acres()
+        .args(["corridor", "build", "-q", "--out", farm.to_str().unwrap()])
+        .assert()
+        .success();
+    let route = format!(
+        "{}/data/routes/straight_lane.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let scan = chunks("obstacle_scan.json");
+    let option_sets: Vec<Vec<&str>> = vec![
+        vec![],
+        vec!["--scan", &scan],
+        vec!["--corridor", farm.to_str().unwrap()],
+        vec!["--route", &route],
+        vec!["--grip", "dry"],
+        vec!["--margins"],
+        vec!["--scan", &scan, "--margins", "--grip", "dry"],
+    ];
+    for opts in &option_sets {
+        for format in ["json", "csv"] {
+            let out = dir.path().join(format!("b.{format}"));
+            let mut single = vec!["check", json.to_str().unwrap(), "--format", format];
+            single.extend(opts.iter().copied());
+            let (c1, o1, e1) = run(&single);
+            let mut batch = vec![
+                "check",
+                "--batch",
+                jsonl.to_str().unwrap(),
+                "--format",
+                format,
+                "--out",
+                out.to_str().unwrap(),
+            ];
+            batch.extend(opts.iter().copied());
+            let (c2, _, e2) = run(&batch);
+            assert_eq!((c1, c2), (3, 3), "{opts:?}: {e1} {e2}");
+            let o2 = std::fs::read_to_string(&out).unwrap();
+            if format == "csv" {
+                assert_eq!(o1, o2, "{opts:?}");
+            } else {
+                let a: Vec<serde_json::Value> = serde_json::from_str(&o1).unwrap();
+                let b: Vec<serde_json::Value> = o2
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect();
+                assert_eq!(a, b, "{opts:?}");
+            }
+        }
+    }
+    // --scan reaches the batch form: the obstacle example is refused for its obstacle.
+    let out = dir.path().join("s.jsonl");
+    run(&[
+        "check",
+        "--batch",
+        jsonl.to_str().unwrap(),
+        "--scan",
+        &scan,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("\"reason\":\"obstacle\"")
+    );
+    // What one form cannot do is refused, not dropped.
+    let (code, _, err) = run(&[
+        "check",
+        "--batch",
+        jsonl.to_str().unwrap(),
+        "--format",
+        "table",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--format table"), "{err}");
+    let (code, _, err) = run(&["check", json.to_str().unwrap(), "--max-line-bytes", "100"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--max-line-bytes"), "{err}");
+    // The single form's --out writes the file.
+    let o = dir.path().join("single.csv");
+    let (code, _, _) = run(&[
+        "check",
+        json.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3);
+    assert!(
+        std::fs::read_to_string(&o)
+            .unwrap()
+            .starts_with("index,verdict,reason")
+    );
+}
+
+/// Numbers that are not finite (as Python writes them) and out-of-range literals are a
+/// `malformed` verdict for their chunk, at their sample, in both forms; an invalid UTF-8
+/// line is malformed alone (issue 14, defect 4).
+#[test]
+fn bad_numbers_and_bytes_stay_in_their_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(chunks("straight_lane.jsonl"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let nan = good.replacen(
+        "\"offsets_m\":[0.0,0.0,0.0",
+        "\"offsets_m\":[0.0,0.0,NaN",
+        1,
+    );
+    let inf = good.replacen("\"x_m\":20.0", "\"x_m\":Infinity", 1);
+    let big = good.replacen("\"offsets_m\":[0.0", "\"offsets_m\":[1e400", 1);
+    assert!(nan != good && inf != good && big != good);
+    let file = dir.path().join("bad.json");
+    std::fs::write(&file, format!("[{good},{nan},{inf},{big}]")).unwrap();
+    let (code, out, err) = run(&["check", file.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 3, "{err}");
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let got: Vec<(String, serde_json::Value)> = v
+        .iter()
+        .map(|r| {
+            (
+                r["verdict"].as_str().unwrap().to_string(),
+                r["first_index"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(got[0].0, "accepted");
+    assert_eq!(
+        (got[1].1.clone(), got[2].1.clone(), got[3].1.clone()),
+        (2.into(), 0.into(), 0.into())
+    );
+    assert!(
+        v[1]["note"].as_str().unwrap().contains("offsets_m[2]"),
+        "{}",
+        v[1]
+    );
+    assert!(
+        v[2]["note"].as_str().unwrap().contains("start.x_m"),
+        "{}",
+        v[2]
+    );
+    // The batch form, with an invalid UTF-8 line among them.
+    let mut bytes = Vec::new();
+    for l in [&good, &nan, &inf, &big] {
+        bytes.extend_from_slice(l.as_bytes());
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(b"{\"route\": \"\xff\"}\n");
+    bytes.extend_from_slice(good.as_bytes());
+    bytes.push(b'\n');
+    let inp = dir.path().join("bad.jsonl");
+    std::fs::write(&inp, bytes).unwrap();
+    let out = dir.path().join("v.jsonl");
+    let (code, _, err) = run(&[
+        "check",
+        "--batch",
+        inp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{err}");
+    let recs: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 6);
+    for (i, r) in recs.iter().enumerate() {
+        assert_eq!(r["index"], i);
+        assert_eq!(r["reason"] == "malformed", (1..=4).contains(&i), "{r}");
+        assert_eq!(
+            r["first_index"],
+            v.get(i)
+                .map_or(r["first_index"].clone(), |s| s["first_index"].clone())
+        );
+    }
+    assert!(
+        recs[4]["note"].as_str().unwrap().contains("UTF-8"),
+        "{}",
+        recs[4]
+    );
+}
+
+/// Every verdict says why, in every format (issue 14, item 5).
+#[test]
+fn the_note_is_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(chunks("straight_lane.jsonl"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    v["speeds_mps"].as_array_mut().unwrap().pop();
+    let file = dir.path().join("short.json");
+    std::fs::write(&file, format!("[{v}]")).unwrap();
+    let want = "speeds_mps has 39 samples, offsets_m 40";
+    for format in ["table", "json", "csv"] {
+        let (code, out, _) = run(&["check", file.to_str().unwrap(), "--format", format]);
+        assert_eq!(code, 3);
+        assert!(out.contains(want), "{format}: {out}");
+    }
+    let inp = dir.path().join("short.jsonl");
+    std::fs::write(&inp, format!("{v}\n")).unwrap();
+    for ext in ["jsonl", "csv"] {
+        let out = dir.path().join(format!("o.{ext}"));
+        run(&[
+            "check",
+            "--batch",
+            inp.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            std::fs::read_to_string(&out).unwrap().contains(want),
+            "{ext}"
+        );
+    }
 }

@@ -20,19 +20,26 @@
 //!   (infinite where both speeds are 0).
 
 use crate::chain::path::{Direction, Path};
+use crate::formats::chunk::{lenient_f64, lenient_ranges, lenient_vec};
 use geo::Coord;
 use serde::{Deserialize, Serialize};
 
-/// The start state of the vehicle for a chunk.
+/// The start state of the vehicle for a chunk. Numbers that are not finite are read as
+/// NaN (see [`crate::formats::chunk`]): the `malformed` rule names them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StartState {
+    #[serde(deserialize_with = "lenient_f64")]
     pub x_m: f64,
+    #[serde(deserialize_with = "lenient_f64")]
     pub y_m: f64,
+    #[serde(deserialize_with = "lenient_f64")]
     pub yaw_rad: f64,
     /// The speed magnitude, m/s.
+    #[serde(deserialize_with = "lenient_f64")]
     pub speed_mps: f64,
     /// The current curvature, 1/m, positive left.
+    #[serde(deserialize_with = "lenient_f64")]
     pub curvature_per_m: f64,
 }
 
@@ -41,20 +48,32 @@ pub struct StartState {
 #[serde(deny_unknown_fields)]
 pub struct Chunk {
     /// The route the offsets refer to (a file name; the command line may name it instead).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<String>,
     /// The station of the first sample, m.
+    #[serde(deserialize_with = "lenient_f64")]
     pub start_station_m: f64,
     /// The station step between samples, m.
+    #[serde(deserialize_with = "lenient_f64")]
     pub station_step_m: f64,
     /// The lateral offsets from the route, m, positive left of the route's direction.
+    #[serde(deserialize_with = "lenient_vec")]
     pub offsets_m: Vec<f64>,
     /// The speeds (magnitudes), m/s.
+    #[serde(deserialize_with = "lenient_vec")]
     pub speeds_mps: Vec<f64>,
     /// The direction of travel of the whole chunk.
     pub direction: Direction,
     /// The current state of the vehicle.
     pub start: StartState,
+    /// The chunk's own scan, taken at its start state: the shield's ranges, `null` for no
+    /// return (the command line's `--scan` where absent).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_ranges"
+    )]
+    pub scan: Option<Vec<Option<f64>>>,
 }
 
 /// The largest number of samples a chunk may have.

@@ -52,6 +52,7 @@ fn yard() -> Path {
 fn chunk(route: &Path, s0: f64, n: usize, v0: f64, e: f64, dir: Direction) -> Chunk {
     let mut c = Chunk {
         route: None,
+        scan: None,
         start_station_m: s0,
         station_step_m: 0.5,
         offsets_m: vec![e; n],

@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub mod chunk;
+pub mod margins;
 pub mod rules;
 
 pub use chunk::{Chunk, Sample, StartState, convert};
@@ -22,6 +23,8 @@ pub fn world_returns(geometry: &ScanGeometry, scan: &Scan, start: &StartState) -
     )
 }
 
+#[cfg(test)]
+mod batch_tests;
 #[cfg(test)]
 mod cusp_tests;
 #[cfg(test)]

@@ -21,6 +21,7 @@ fn checker() -> TrajectoryChecker {
 fn stop(x0: f64, n: usize, v0: f64) -> Chunk {
     Chunk {
         route: None,
+        scan: None,
         start_station_m: x0,
         station_step_m: 0.5,
         offsets_m: vec![0.0; n],

@@ -4,6 +4,7 @@
 //! definition is in the man page of `acres check` (and in [`Reason::definition`]).
 
 use super::chunk::{Chunk, MAX_SAMPLES, STEP_RANGE_M, Sample, StartState, convert};
+use super::margins::{Margins, Rule, Tally};
 use crate::chain::envelope::{ClassLimits, ClassTable, Grip};
 use crate::chain::path::Path;
 use crate::chain::shield::sweep::half_width;
@@ -138,16 +139,20 @@ pub struct CheckResult {
     pub value: Option<f64>,
     /// The limit it broke.
     pub limit: Option<f64>,
+    /// What is wrong, in words, where the numbers alone do not say it (a malformed chunk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl CheckResult {
-    fn ok() -> CheckResult {
+    pub(super) fn ok() -> CheckResult {
         CheckResult {
             accepted: true,
             reason: None,
             first_index: None,
             value: None,
             limit: None,
+            note: None,
         }
     }
 
@@ -159,7 +164,37 @@ impl CheckResult {
             first_index: Some(index),
             value: Some(value),
             limit: Some(limit),
+            note: None,
         }
+    }
+
+    /// A `malformed` refusal at sample `index` that says why.
+    pub fn malformed(index: usize, note: impl Into<String>) -> CheckResult {
+        CheckResult {
+            note: Some(note.into()),
+            value: None,
+            limit: None,
+            ..CheckResult::refused(Reason::Malformed, index, f64::NAN, f64::NAN)
+        }
+    }
+
+    /// Why the chunk was refused, in words (empty when it was accepted): the note, or the
+    /// rule, the sample, the value and the limit.
+    pub fn why(&self) -> String {
+        if let Some(n) = &self.note {
+            return n.clone();
+        }
+        let (Some(r), Some(k)) = (self.reason, self.first_index) else {
+            return String::new();
+        };
+        let num = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+        let lower_bound = matches!(r, Reason::Obstacle | Reason::Point | Reason::Corridor);
+        let cmp = if lower_bound { "below" } else { "beyond" };
+        format!(
+            "{r} at sample {k}: {} {cmp} the limit {}",
+            num(self.value),
+            num(self.limit)
+        )
     }
 }
 
@@ -231,45 +266,60 @@ impl TrajectoryChecker {
         returns: Option<&WorldReturns>,
         samples: &mut Vec<Sample>,
     ) -> CheckResult {
-        match self.run_rules(chunk, route, returns, samples) {
-            Ok(()) => CheckResult::ok(),
-            Err(refusal) => refusal,
-        }
+        let mut t = Tally::verdict();
+        let ended = self.run_rules(chunk, route, returns, samples, &mut t);
+        t.finish(ended).0
     }
 
-    /// Every rule in order; `Err` holds the first refusal.
+    /// [`TrajectoryChecker::check`], and each rule's smallest margin over the samples
+    /// (none for a chunk that is malformed).
+    pub fn check_with_margins(
+        &self,
+        chunk: &Chunk,
+        route: &Path,
+        returns: Option<&WorldReturns>,
+        samples: &mut Vec<Sample>,
+    ) -> (CheckResult, Margins) {
+        let mut t = Tally::with_margins();
+        let ended = self.run_rules(chunk, route, returns, samples, &mut t);
+        let (r, m) = t.finish(ended);
+        (r, m.unwrap_or_default())
+    }
+
+    /// Every rule in order, each reporting to `t`; `Err` ends the check.
     fn run_rules(
         &self,
         chunk: &Chunk,
         route: &Path,
         returns: Option<&WorldReturns>,
         samples: &mut Vec<Sample>,
+        t: &mut Tally,
     ) -> Rule {
         malformed(chunk, route)?;
         convert(chunk, route, samples);
         let sm = &samples[..];
         let sign = chunk.direction.sign();
-        step_rule(sm, chunk.station_step_m)?;
-        self.speed_rule(route, sm, sign)?;
-        direction_rule(chunk, route, sm)?;
-        self.start_rule(&chunk.start, sm, sign)?;
-        self.stop_rule(route, sm)?;
-        self.speed_change_rules(sm)?;
-        self.curvature_rules(sm)?;
-        self.start_curvature_rule(&chunk.start, sm, sign)?;
-        self.lateral_rule(route, sm)?;
+        step_rule(sm, chunk.station_step_m, t)?;
+        self.speed_rule(route, sm, sign, t)?;
+        direction_rule(chunk, route, sm, t)?;
+        self.start_rule(&chunk.start, sm, sign, t)?;
+        self.stop_rule(route, sm, t)?;
+        self.speed_change_rules(sm, t)?;
+        self.curvature_rules(sm, t)?;
+        self.start_curvature_rule(&chunk.start, sm, sign, t)?;
+        self.lateral_rule(route, sm, t)?;
         if let Some(ret) = returns {
-            self.obstacle(route, sm, ret, sign)?;
+            self.obstacle(route, sm, ret, sign, t)?;
         }
         if let Some(c) = &self.corridor {
-            self.corridor_rules(c, sm, sign)?;
+            self.corridor_rules(c, sm, sign, t)?;
         }
         Ok(())
     }
 
     /// speed: v(k) ≤ the class speed command at its route point, and ≤ the shield's speed
     /// limit in the chunk's direction.
-    fn speed_rule(&self, route: &Path, sm: &[Sample], sign: f64) -> Rule {
+    fn speed_rule(&self, route: &Path, sm: &[Sample], sign: f64, t: &mut Tally) -> Rule {
         let vmax_dir = if sign > 0.0 {
             self.shield.speed_max_mps
         } else {
@@ -277,29 +327,21 @@ impl TrajectoryChecker {
         };
         for (k, s) in sm.iter().enumerate() {
             let lim = self.class(route, s).speed_command_mps.min(vmax_dir);
-            if s.speed_mps > lim {
-                return refuse(Reason::Speed, k, s.speed_mps, lim);
-            }
+            t.upper(Reason::Speed, "speed", k, s.speed_mps, lim)?;
         }
         Ok(())
     }
 
     /// start: sample 0 is the start state in position, heading and speed.
-    fn start_rule(&self, st: &StartState, sm: &[Sample], sign: f64) -> Rule {
+    fn start_rule(&self, st: &StartState, sm: &[Sample], sign: f64, t: &mut Tally) -> Rule {
         let l = &self.limits;
         let s0 = &sm[0];
         let dp = ((s0.x_m - st.x_m).powi(2) + (s0.y_m - st.y_m).powi(2)).sqrt();
-        if dp > l.start_position_m {
-            return refuse(Reason::Start, 0, dp, l.start_position_m);
-        }
+        t.upper(Reason::Start, "start_position", 0, dp, l.start_position_m)?;
         let dh = wrap(vehicle_yaw(s0, sign) - st.yaw_rad).abs().to_degrees();
-        if dh > l.start_heading_deg {
-            return refuse(Reason::Start, 0, dh, l.start_heading_deg);
-        }
+        t.upper(Reason::Start, "start_heading", 0, dh, l.start_heading_deg)?;
         let dv = (s0.speed_mps - st.speed_mps).abs();
-        if dv > l.start_speed_mps {
-            return refuse(Reason::Start, 0, dv, l.start_speed_mps);
-        }
+        t.upper(Reason::Start, "start_speed", 0, dv, l.start_speed_mps)?;
         Ok(())
     }
 
@@ -314,57 +356,55 @@ impl TrajectoryChecker {
     /// stop: from every sample, the stop length fits in the path length left to the last
     /// sample. The rest is summed from the end (exactly 0 at the last sample), and the
     /// first failing sample is reported.
-    fn stop_rule(&self, route: &Path, sm: &[Sample]) -> Rule {
+    fn stop_rule(&self, route: &Path, sm: &[Sample], t: &mut Tally) -> Rule {
         let n = sm.len();
         let mut rest = 0.0;
-        let mut first = None;
         for k in (0..n).rev() {
             if k + 1 < n {
                 rest += sm[k].length_m;
             }
             let need = self.stop_length(route, &sm[k]);
-            if need > rest {
-                first = Some((k, need, rest));
-            }
+            t.record(Reason::Stop, "stop", k, need, rest, rest - need);
         }
-        match first {
-            Some((k, need, rest)) => refuse(Reason::Stop, k, need, rest),
-            None => Ok(()),
-        }
+        t.settle()
     }
 
     /// acceleration and deceleration: (v(k+1)² − v(k)²) / (2 Δl(k)) within the limits.
-    fn speed_change_rules(&self, sm: &[Sample]) -> Rule {
+    fn speed_change_rules(&self, sm: &[Sample], t: &mut Tally) -> Rule {
         let l = &self.limits;
         for (k, w) in sm.windows(2).enumerate() {
             let a = (w[1].speed_mps.powi(2) - w[0].speed_mps.powi(2)) / (2.0 * w[0].length_m);
-            if a > l.accel_max_mps2 {
-                return refuse(Reason::Acceleration, k, a, l.accel_max_mps2);
-            }
+            t.upper(Reason::Acceleration, "acceleration", k, a, l.accel_max_mps2)?;
         }
         for (k, w) in sm.windows(2).enumerate() {
             let a = (w[0].speed_mps.powi(2) - w[1].speed_mps.powi(2)) / (2.0 * w[0].length_m);
-            if a > l.decel_max_mps2 {
-                return refuse(Reason::Deceleration, k, a, l.decel_max_mps2);
-            }
+            t.upper(Reason::Deceleration, "deceleration", k, a, l.decel_max_mps2)?;
         }
         Ok(())
     }
 
     /// curvature, curvature_rate and steering_rate: |κ|, |Δκ|/Δl and |Δκ|/Δt.
-    fn curvature_rules(&self, sm: &[Sample]) -> Rule {
+    fn curvature_rules(&self, sm: &[Sample], t: &mut Tally) -> Rule {
         let l = &self.limits;
         let kmax = self.shield.curvature_max_per_m;
         for (k, s) in sm.iter().enumerate() {
-            if s.curvature_per_m.abs() > kmax {
-                return refuse(Reason::Curvature, k, s.curvature_per_m.abs(), kmax);
-            }
+            t.upper(
+                Reason::Curvature,
+                "curvature",
+                k,
+                s.curvature_per_m.abs(),
+                kmax,
+            )?;
         }
         for (k, w) in sm.windows(2).enumerate() {
             let r = (w[1].curvature_per_m - w[0].curvature_per_m).abs() / w[0].length_m;
-            if r > l.curvature_rate_max_per_m2 {
-                return refuse(Reason::CurvatureRate, k, r, l.curvature_rate_max_per_m2);
-            }
+            t.upper(
+                Reason::CurvatureRate,
+                "curvature_rate",
+                k,
+                r,
+                l.curvature_rate_max_per_m2,
+            )?;
         }
         for (k, w) in sm.windows(2).enumerate() {
             let dk = (w[1].curvature_per_m - w[0].curvature_per_m).abs();
@@ -373,54 +413,62 @@ impl TrajectoryChecker {
             } else {
                 dk / w[0].time_s
             };
-            if r > l.steering_rate_max_per_m_s {
-                return refuse(Reason::SteeringRate, k, r, l.steering_rate_max_per_m_s);
-            }
+            t.upper(
+                Reason::SteeringRate,
+                "steering_rate",
+                k,
+                r,
+                l.steering_rate_max_per_m_s,
+            )?;
         }
         Ok(())
     }
 
     /// start_curvature: the steering curvature of sample 0 is reachable from the start's
     /// curvature at the steering rate within the first sample's time.
-    fn start_curvature_rule(&self, st: &StartState, sm: &[Sample], sign: f64) -> Rule {
+    fn start_curvature_rule(
+        &self,
+        st: &StartState,
+        sm: &[Sample],
+        sign: f64,
+        t: &mut Tally,
+    ) -> Rule {
         let steer0 = sm[0].curvature_per_m * sign;
         let dk = (steer0 - st.curvature_per_m).abs();
         let allowed = self.limits.steering_rate_max_per_m_s * sm[0].time_s;
-        if dk > allowed {
-            return refuse(Reason::StartCurvature, 0, dk, allowed);
-        }
+        t.upper(Reason::StartCurvature, "start_curvature", 0, dk, allowed)?;
         Ok(())
     }
 
     /// lateral_acceleration: v² |κ| ≤ the class lateral limit.
-    fn lateral_rule(&self, route: &Path, sm: &[Sample]) -> Rule {
+    fn lateral_rule(&self, route: &Path, sm: &[Sample], t: &mut Tally) -> Rule {
         for (k, s) in sm.iter().enumerate() {
             let a = s.speed_mps * s.speed_mps * s.curvature_per_m.abs();
             let lim = self.class(route, s).lateral_accel_max_mps2;
-            if a > lim {
-                return refuse(Reason::LateralAcceleration, k, a, lim);
-            }
+            t.upper(
+                Reason::LateralAcceleration,
+                "lateral_acceleration",
+                k,
+                a,
+                lim,
+            )?;
         }
         Ok(())
     }
 
     /// point and corridor: the reference point's clearance is at least the follower error,
     /// and every cover circle of the footprint lies inside the corridor.
-    fn corridor_rules(&self, c: &Corridor, sm: &[Sample], sign: f64) -> Rule {
+    fn corridor_rules(&self, c: &Corridor, sm: &[Sample], sign: f64, t: &mut Tally) -> Rule {
         let l = &self.limits;
         for (k, s) in sm.iter().enumerate() {
             let d = c.query(s.x_m, s.y_m);
-            if d < l.follower_error_m {
-                return refuse(Reason::Point, k, d, l.follower_error_m);
-            }
+            t.lower(Reason::Point, "point", k, d, l.follower_error_m)?;
         }
         for (k, s) in sm.iter().enumerate() {
             let (sy, cy) = vehicle_yaw(s, sign).sin_cos();
             for &(off, r) in &self.cover {
                 let d = c.query(s.x_m + cy * off, s.y_m + sy * off);
-                if d < r {
-                    return refuse(Reason::Corridor, k, d, r);
-                }
+                t.lower(Reason::Corridor, "corridor", k, d, r)?;
             }
         }
         Ok(())
@@ -433,7 +481,14 @@ impl TrajectoryChecker {
     /// `d_stop(v_k)`; a sample at rest still needs `d_m`. A return beside the body (between
     /// its trailing and leading ends) leaves no free distance; returns behind it are
     /// ignored.
-    fn obstacle(&self, route: &Path, sm: &[Sample], ret: &WorldReturns, sign: f64) -> Rule {
+    fn obstacle(
+        &self,
+        route: &Path,
+        sm: &[Sample],
+        ret: &WorldReturns,
+        sign: f64,
+        t: &mut Tally,
+    ) -> Rule {
         let s = &self.shield;
         let band = |v: f64| {
             half_width(
@@ -463,21 +518,11 @@ impl TrajectoryChecker {
                 .fold(f64::INFINITY, f64::min);
             let c = self.class(route, smp);
             let need = c.obstacle_margin_m + v * self.stop_time_s + v * v / (2.0 * c.decel_mps2);
-            if need > free {
-                return refuse(Reason::Obstacle, k, free, need);
-            }
+            t.lower(Reason::Obstacle, "obstacle", k, free, need)?;
             along += smp.length_m;
         }
         Ok(())
     }
-}
-
-/// The outcome of a rule: `Err` holds the refusal.
-type Rule = Result<(), CheckResult>;
-
-/// A refusal by `reason` at sample `k`, with the value that broke the limit.
-fn refuse(reason: Reason, k: usize, value: f64, limit: f64) -> Rule {
-    Err(CheckResult::refused(reason, k, value, limit))
 }
 
 /// The vehicle's yaw at a sample: the path heading, turned half a turn in reverse.
@@ -491,52 +536,86 @@ fn vehicle_yaw(s: &Sample, sign: f64) -> f64 {
 }
 
 /// malformed: the shape, finite values, the sample count, the station step and stations
-/// on the route.
+/// on the route; the note says which.
 fn malformed(chunk: &Chunk, route: &Path) -> Rule {
     let n = chunk.offsets_m.len();
-    if !(2..=MAX_SAMPLES).contains(&n) || chunk.speeds_mps.len() != n {
-        return refuse(Reason::Malformed, 0, n as f64, MAX_SAMPLES as f64);
+    if chunk.speeds_mps.len() != n {
+        let m = chunk.speeds_mps.len();
+        return Err(CheckResult::malformed(
+            0,
+            format!("speeds_mps has {m} samples, offsets_m {n}"),
+        ));
+    }
+    if !(2..=MAX_SAMPLES).contains(&n) {
+        return Err(CheckResult::malformed(
+            0,
+            format!("{n} samples: a chunk has 2 to {MAX_SAMPLES}"),
+        ));
     }
     let step = chunk.station_step_m;
     if !(step >= STEP_RANGE_M.0 && step <= STEP_RANGE_M.1) {
-        return refuse(Reason::Malformed, 0, step, STEP_RANGE_M.1);
+        return Err(CheckResult::malformed(
+            0,
+            format!(
+                "station_step_m {step} is outside [{}, {}] m",
+                STEP_RANGE_M.0, STEP_RANGE_M.1
+            ),
+        ));
     }
     let st = &chunk.start;
-    let start_ok = [st.x_m, st.y_m, st.yaw_rad, st.speed_mps, st.curvature_per_m]
-        .iter()
-        .all(|v| v.is_finite());
-    if !start_ok || !chunk.start_station_m.is_finite() {
-        return refuse(Reason::Malformed, 0, f64::NAN, 0.0);
+    for (key, v) in [
+        ("start_station_m", chunk.start_station_m),
+        ("start.x_m", st.x_m),
+        ("start.y_m", st.y_m),
+        ("start.yaw_rad", st.yaw_rad),
+        ("start.speed_mps", st.speed_mps),
+        ("start.curvature_per_m", st.curvature_per_m),
+    ] {
+        if !v.is_finite() {
+            return Err(CheckResult::malformed(
+                0,
+                format!("{key} is not a finite number"),
+            ));
+        }
     }
     for k in 0..n {
         let (e, v) = (chunk.offsets_m[k], chunk.speeds_mps[k]);
         let s = chunk.start_station_m + k as f64 * step;
-        if !e.is_finite() || !v.is_finite() || v < 0.0 {
-            return refuse(Reason::Malformed, k, if e.is_finite() { v } else { e }, 0.0);
+        let bad = |key: &str, what: &str| CheckResult::malformed(k, format!("{key}[{k}] {what}"));
+        if !e.is_finite() {
+            return Err(bad("offsets_m", "is not a finite number"));
+        }
+        if !v.is_finite() {
+            return Err(bad("speeds_mps", "is not a finite number"));
+        }
+        if v < 0.0 {
+            return Err(bad("speeds_mps", &format!("is negative ({v})")));
         }
         if s < 0.0 || s > route.length_m() {
-            return refuse(Reason::Malformed, k, s, route.length_m());
+            return Err(CheckResult::malformed(
+                k,
+                format!(
+                    "sample {k} at station {s} m is off the route `{}` (0 to {} m)",
+                    route.name(),
+                    route.length_m()
+                ),
+            ));
         }
     }
     Ok(())
 }
 
 /// step: the path length between samples lies within [0.5, 1.5] × the station step.
-fn step_rule(sm: &[Sample], step: f64) -> Rule {
+fn step_rule(sm: &[Sample], step: f64, t: &mut Tally) -> Rule {
     for (k, s) in sm[..sm.len() - 1].iter().enumerate() {
-        if s.length_m < 0.5 * step {
-            return refuse(Reason::Step, k, s.length_m, 0.5 * step);
-        }
-        if s.length_m > 1.5 * step {
-            return refuse(Reason::Step, k, s.length_m, 1.5 * step);
-        }
+        t.within(Reason::Step, "step", k, s.length_m, 0.5 * step, 1.5 * step)?;
     }
     Ok(())
 }
 
 /// direction: every sample lies on a segment of the route whose direction is the chunk's
 /// (a station at a cusp belongs to both sides); a direction change needs separate chunks.
-fn direction_rule(chunk: &Chunk, route: &Path, sm: &[Sample]) -> Rule {
+fn direction_rule(chunk: &Chunk, route: &Path, sm: &[Sample], t: &mut Tally) -> Rule {
     let sign = chunk.direction.sign();
     for (k, s) in sm.iter().enumerate() {
         let seg = s.segment;
@@ -550,7 +629,7 @@ fn direction_rule(chunk: &Chunk, route: &Path, sm: &[Sample]) -> Rule {
             route.direction(route.segment_at(&all, s.station_m))
         };
         if dir != chunk.direction {
-            return refuse(Reason::Direction, k, -sign, sign);
+            t.fail(Reason::Direction, k, -sign, sign)?;
         }
     }
     Ok(())

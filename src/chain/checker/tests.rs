@@ -8,7 +8,7 @@ use crate::ground::corridor::Corridor;
 use proptest::prelude::*;
 use std::sync::Arc;
 
-fn lane() -> Path {
+pub(super) fn lane() -> Path {
     Path::from_json_str(
         "straight_lane.json",
         include_str!(concat!(
@@ -28,6 +28,7 @@ fn base() -> Chunk {
     let n = 40;
     Chunk {
         route: Some("straight_lane.json".into()),
+        scan: None,
         start_station_m: 20.0,
         station_step_m: 0.5,
         offsets_m: vec![0.0; n],
@@ -128,6 +129,7 @@ fn direction_and_a_reverse_part() {
     let heading = route.segment_heading(route.segment_at(&all, 92.5));
     let mut c = Chunk {
         route: None,
+        scan: None,
         start_station_m: 92.5,
         station_step_m: 0.5,
         offsets_m: vec![0.0; n],
@@ -258,6 +260,7 @@ fn lateral_acceleration() {
     let n = 30;
     let mut c = Chunk {
         route: None,
+        scan: None,
         start_station_m: 0.0,
         station_step_m: 0.5,
         offsets_m: vec![0.0; n],
@@ -304,7 +307,7 @@ fn obstacle() {
 }
 
 /// A corridor along the lane, `half` m either side of y = 0, with an optional hole.
-fn lane_corridor(half: f64, hole: Option<(f64, f64)>) -> Arc<Corridor> {
+pub(super) fn lane_corridor(half: f64, hole: Option<(f64, f64)>) -> Arc<Corridor> {
     Arc::new(Corridor::from_fn(1300, 80, 0.25, [-10.0, -10.0], |x, y| {
         let in_hole = hole.is_some_and(|(hx, hy)| (x - hx).abs() < 0.3 && (y - hy).abs() < 0.3);
         y.abs() > half || in_hole
@@ -333,7 +336,7 @@ fn point_and_corridor() {
 }
 
 /// Feasible chunks on the straight lane: a gentle offset wave and a linear stop.
-fn feasible() -> impl Strategy<Value = Chunk> {
+pub(super) fn feasible() -> impl Strategy<Value = Chunk> {
     (
         2usize..60,
         0.0f64..4.0,
@@ -351,6 +354,7 @@ fn feasible() -> impl Strategy<Value = Chunk> {
             let offsets: Vec<f64> = (0..n).map(|i| amp * (k * i as f64 * step).sin()).collect();
             let mut c = Chunk {
                 route: None,
+                scan: None,
                 start_station_m: s0,
                 station_step_m: step,
                 offsets_m: offsets,
