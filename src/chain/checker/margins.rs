@@ -105,18 +105,21 @@ impl Tally {
     }
 
     /// `value ≤ limit` at sample `k`.
+    #[inline]
     pub fn upper(&mut self, reason: Reason, key: &str, k: usize, value: f64, limit: f64) -> Rule {
         self.record(reason, key, k, value, limit, limit - value);
         self.settle()
     }
 
     /// `value ≥ limit` at sample `k`.
+    #[inline]
     pub fn lower(&mut self, reason: Reason, key: &str, k: usize, value: f64, limit: f64) -> Rule {
         self.record(reason, key, k, value, limit, value - limit);
         self.settle()
     }
 
     /// `lo ≤ value ≤ hi` at sample `k`; a refusal names the side broken.
+    #[inline]
     pub fn within(
         &mut self,
         reason: Reason,
@@ -139,6 +142,7 @@ impl Tally {
 
     /// Keeps the margin (with margins) and, where it is negative, the refusal: the first
     /// rule's, at its smallest sample index. Never ends the check by itself.
+    #[inline]
     pub fn record(
         &mut self,
         reason: Reason,
@@ -156,6 +160,7 @@ impl Tally {
         }
     }
 
+    #[inline]
     fn refuse(&mut self, r: CheckResult) {
         let earlier = match &self.first {
             None => true,
@@ -167,6 +172,7 @@ impl Tally {
     }
 
     /// In the verdict mode, ends the check with the refusal recorded so far.
+    #[inline]
     pub fn settle(&mut self) -> Rule {
         match (&self.margins, &self.first) {
             (None, Some(r)) => Err(r.clone()),
