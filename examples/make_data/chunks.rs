@@ -40,7 +40,7 @@ fn on(route_name: &str, s0: f64, n: usize, v0: f64, e: f64, dir: Direction) -> C
     };
     c.start.x_m = round(s[0].x_m);
     c.start.y_m = round(s[0].y_m);
-    c.start.yaw_rad = round(s[0].heading_rad + flip);
+    c.start.yaw_rad = round(s[0].heading_rad() + flip);
     c.start.curvature_per_m = round(s[0].curvature_per_m * dir.sign());
     c
 }
@@ -75,7 +75,7 @@ pub fn write_all() {
         let mut s = Vec::new();
         convert(&wave, &route, &mut s);
         let mut w = wave;
-        w.start.yaw_rad = round(s[0].heading_rad);
+        w.start.yaw_rad = round(s[0].heading_rad());
         w.start.curvature_per_m = round(s[0].curvature_per_m);
         w
     };

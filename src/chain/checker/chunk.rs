@@ -87,8 +87,6 @@ pub struct Sample {
     pub station_m: f64,
     pub x_m: f64,
     pub y_m: f64,
-    /// The heading of travel, rad.
-    pub heading_rad: f64,
     /// The heading of travel as a unit vector (cos, sin).
     pub heading: (f64, f64),
     /// The curvature of the offset curve, 1/m, positive left of travel.
@@ -102,6 +100,13 @@ pub struct Sample {
     pub route_point: usize,
     /// The route segment whose geometry placed the sample.
     pub segment: usize,
+}
+
+impl Sample {
+    /// The heading of travel, rad (from [`Sample::heading`]).
+    pub fn heading_rad(&self) -> f64 {
+        self.heading.1.atan2(self.heading.0)
+    }
 }
 
 /// Converts a chunk on its route into samples, into `out` (reused). The chunk's shape is
@@ -161,7 +166,6 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
         // (the vehicle faces the other way); the heading is that of travel.
         let (hx, hy) = (c.x - a.x, c.y - a.y);
         let hl = (hx * hx + hy * hy).sqrt();
-        out[k].heading_rad = hy.atan2(hx);
         out[k].heading = if hl > 0.0 {
             (hx / hl, hy / hl)
         } else {

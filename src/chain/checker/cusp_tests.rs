@@ -73,7 +73,7 @@ fn chunk(route: &Path, s0: f64, n: usize, v0: f64, e: f64, dir: Direction) -> Ch
     let sign = dir.sign();
     c.start.x_m = buf[0].x_m;
     c.start.y_m = buf[0].y_m;
-    c.start.yaw_rad = buf[0].heading_rad
+    c.start.yaw_rad = buf[0].heading_rad()
         + if sign < 0.0 {
             std::f64::consts::PI
         } else {

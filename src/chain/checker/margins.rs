@@ -104,6 +104,12 @@ impl Tally {
         }
     }
 
+    /// Whether every margin is wanted (else only the verdict).
+    #[inline]
+    pub fn wants_margins(&self) -> bool {
+        self.margins.is_some()
+    }
+
     /// `value ≤ limit` at sample `k`.
     #[inline]
     pub fn upper(&mut self, reason: Reason, key: &str, k: usize, value: f64, limit: f64) -> Rule {

@@ -106,7 +106,7 @@ fn in_reverse_the_rear_overhang_leads() {
     convert(&c, &route, &mut buf);
     c.start.x_m = buf[0].x_m;
     c.start.y_m = buf[0].y_m;
-    c.start.yaw_rad = buf[0].heading_rad + std::f64::consts::PI;
+    c.start.yaw_rad = buf[0].heading_rad() + std::f64::consts::PI;
     c.start.curvature_per_m = -buf[0].curvature_per_m;
     let last = buf[buf.len() - 1];
     let ck = checker();

@@ -460,15 +460,28 @@ impl TrajectoryChecker {
     /// and every cover circle of the footprint lies inside the corridor.
     fn corridor_rules(&self, c: &Corridor, sm: &[Sample], sign: f64, t: &mut Tally) -> Rule {
         let l = &self.limits;
+        // Without margins a bound that is reached needs no exact value: `reaches` gives the
+        // query's answer, mostly with one cell; the exact value is taken where it fails.
+        let exact = t.wants_margins();
+        let bound = |x: f64, y: f64, limit: f64| {
+            if !exact && c.reaches(x, y, limit) {
+                None
+            } else {
+                Some(c.query(x, y))
+            }
+        };
         for (k, s) in sm.iter().enumerate() {
-            let d = c.query(s.x_m, s.y_m);
-            t.lower(Reason::Point, "point", k, d, l.follower_error_m)?;
+            if let Some(d) = bound(s.x_m, s.y_m, l.follower_error_m) {
+                t.lower(Reason::Point, "point", k, d, l.follower_error_m)?;
+            }
         }
         for (k, s) in sm.iter().enumerate() {
-            let (sy, cy) = vehicle_yaw(s, sign).sin_cos();
+            // The body's direction: the heading of travel, turned half a turn in reverse.
+            let (cy, sy) = (s.heading.0 * sign, s.heading.1 * sign);
             for &(off, r) in &self.cover {
-                let d = c.query(s.x_m + cy * off, s.y_m + sy * off);
-                t.lower(Reason::Corridor, "corridor", k, d, r)?;
+                if let Some(d) = bound(s.x_m + cy * off, s.y_m + sy * off, r) {
+                    t.lower(Reason::Corridor, "corridor", k, d, r)?;
+                }
             }
         }
         Ok(())
@@ -527,7 +540,7 @@ impl TrajectoryChecker {
 
 /// The vehicle's yaw at a sample: the path heading, turned half a turn in reverse.
 fn vehicle_yaw(s: &Sample, sign: f64) -> f64 {
-    s.heading_rad
+    s.heading_rad()
         + if sign < 0.0 {
             std::f64::consts::PI
         } else {

@@ -278,7 +278,7 @@ fn lateral_acceleration() {
     };
     let mut buf = Vec::new();
     convert(&c, &route, &mut buf);
-    c.start.yaw_rad = buf[0].heading_rad;
+    c.start.yaw_rad = buf[0].heading_rad();
     c.start.curvature_per_m = buf[0].curvature_per_m;
     let r = checker().check(&c, &route, None, &mut buf);
     assert_refused(&r, Reason::LateralAcceleration, 0);
@@ -372,7 +372,7 @@ pub(super) fn feasible() -> impl Strategy<Value = Chunk> {
             };
             let mut buf = Vec::new();
             convert(&c, &lane(), &mut buf);
-            c.start.yaw_rad = buf[0].heading_rad;
+            c.start.yaw_rad = buf[0].heading_rad();
             c.start.curvature_per_m = buf[0].curvature_per_m;
             c
         })

@@ -81,6 +81,31 @@ impl Corridor {
         if best == f64::NEG_INFINITY { 0.0 } else { best }
     }
 
+    /// Whether `query(x, y) ≥ r`, usually with one square root instead of four: the cell
+    /// nearest to `p` is tried first, and where its term alone reaches `r` the maximum
+    /// does too; otherwise the whole query decides. The same answer as the query's.
+    pub fn reaches(&self, x: f64, y: f64, r: f64) -> bool {
+        let g = &self.grid;
+        let u = (x - g.origin_m[0]) / g.resolution_m - 0.5;
+        let v = (y - g.origin_m[1]) / g.resolution_m - 0.5;
+        if u.is_finite() && v.is_finite() {
+            let (fi, fj) = (floor(u), floor(v));
+            let (fu, fv) = (u - fi, v - fj);
+            let (i, j) = (fi as i64 + (fu >= 0.5) as i64, fj as i64 + (fv >= 0.5) as i64);
+            let (w, h) = (g.width as i64, g.height as i64);
+            if i >= 0 && j >= 0 && i < w && j < h {
+                let du = if fu >= 0.5 { fu - 1.0 } else { fu };
+                let dv = if fv >= 0.5 { fv - 1.0 } else { fv };
+                let k = ((h - 1 - j) * w + i) as usize;
+                let term = g.cells[k] as f64 - (du * du + dv * dv).sqrt() * g.resolution_m;
+                if term - QUERY_EPS_M >= r {
+                    return true;
+                }
+            }
+        }
+        self.query(x, y) >= r
+    }
+
     /// The corridor of a synthetic raster: `excluded(x, y)` tells, for each cell centre
     /// in the world frame, whether the cell is excluded (tests, benchmarks, made-up maps).
     pub fn from_fn(
@@ -184,6 +209,26 @@ mod tests {
             let (cx, cy) = c.grid.centre(w / 2, h / 2);
             prop_assert!(c.query(cx, cy) <= truth(&c, ex, cx, cy));
             prop_assert!(c.query(10.0, cy) <= 0.0);
+        }
+
+        /// `reaches(p, r)` answers `query(p) ≥ r`, inside the raster, at its edges and
+        /// outside it, for bounds around the query's own value.
+        #[test]
+        fn reaches_is_the_query_compared(
+            w in 1usize..20, h in 1usize..20,
+            seed in prop::collection::vec(prop::bool::weighted(0.1), 400),
+            pts in prop::collection::vec((-0.2f64..1.2, -0.2f64..1.2, -0.3f64..0.3), 20),
+        ) {
+            let res = 0.25;
+            let c = corridor_of(w, h, &seed[..w * h], res);
+            let (sx, sy) = (w as f64 * res, h as f64 * res);
+            for (fx, fy, dr) in pts {
+                let (x, y) = (10.0 + fx * sx, -4.0 + fy * sy);
+                let d = c.query(x, y);
+                for r in [d + dr, d, d.next_up(), d.next_down(), 0.0] {
+                    prop_assert_eq!(c.reaches(x, y, r), d >= r, "({}, {}) r {} d {}", x, y, r, d);
+                }
+            }
         }
     }
 
