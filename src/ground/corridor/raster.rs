@@ -26,6 +26,11 @@ fn floor(x: f64) -> f64 {
     }
 }
 
+/// What `Corridor::reaches` keeps in hand before it answers without the query, m: far
+/// more than the rounding of the query's arithmetic (about 1e-14 m), far less than
+/// anything a vehicle could use.
+const REACH_SLACK_M: f64 = 1e-12;
+
 /// A margin subtracted from each query term for the rounding of `‖p − c‖`, m.
 const QUERY_EPS_M: f64 = 1e-9;
 
@@ -97,8 +102,12 @@ impl Corridor {
                 let du = if fu >= 0.5 { fu - 1.0 } else { fu };
                 let dv = if fv >= 0.5 { fv - 1.0 } else { fv };
                 let k = ((h - 1 - j) * w + i) as usize;
-                let term = g.cells[k] as f64 - (du * du + dv * dv).sqrt() * g.resolution_m;
-                if term - QUERY_EPS_M >= r {
+                // The term reaches r where the distance to the cell's centre is at most
+                // a = d_c − ε − r: compared in squares, with 1e-12 m to spare for the
+                // rounding of the query's own arithmetic, so no square root is taken.
+                let a = (g.cells[k] as f64 - QUERY_EPS_M) - r - REACH_SLACK_M;
+                let res = g.resolution_m;
+                if a >= 0.0 && a * a >= (du * du + dv * dv) * (res * res) {
                     return true;
                 }
             }
