@@ -54,6 +54,26 @@ fn time_range(pts: &[ReplayPoint]) -> (f64, f64) {
     (t0, pts[pts.len() - 1].t.max(t0 + 1e-3))
 }
 
+/// A chart over time with the shared margins and axes.
+fn time_chart<'a, DB: DrawingBackend + 'a>(
+    mut builder: ChartBuilder<'a, '_, DB>,
+    (t0, t1): (f64, f64),
+    (y0, y1): (f64, f64),
+    y_label: &str,
+) -> Result<Chart<'a, DB>, PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = builder
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d(t0..t1, y0..y1)
+        .map_err(draw_err)?;
+    axes(&mut chart, "time (s)", y_label, 14)?;
+    Ok(chart)
+}
+
 /// A line series of the points, labelled in the legend.
 fn line<DB: DrawingBackend>(
     chart: &mut Chart<'_, DB>,
@@ -87,17 +107,12 @@ where
         .map(|p| p.requested_mps.abs().max(p.vehicle_mps.abs()))
         .fold(1.0, f64::max)
         * 1.1;
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            "Replay: speeds and the shield",
-            ("sans-serif", 22).into_font(),
-        )
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(56)
-        .build_cartesian_2d(t0..t1, 0.0..vmax)
-        .map_err(draw_err)?;
-    axes(&mut chart, "time (s)", "speed (m/s)", 14)?;
+    let mut builder = ChartBuilder::on(area);
+    builder.caption(
+        "Replay: speeds and the shield",
+        ("sans-serif", 22).into_font(),
+    );
+    let mut chart = time_chart(builder, (t0, t1), (0.0, vmax), "speed (m/s)")?;
     line(
         &mut chart,
         pts,
@@ -144,13 +159,12 @@ where
         .map(|p| p.requested_curvature.abs().max(p.curvature.abs()))
         .fold(0.01, f64::max)
         * 1.1;
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(56)
-        .build_cartesian_2d(t0..t1, -kmax..kmax)
-        .map_err(draw_err)?;
-    axes(&mut chart, "time (s)", "curvature (1/m)", 14)?;
+    let mut chart = time_chart(
+        ChartBuilder::on(area),
+        (t0, t1),
+        (-kmax, kmax),
+        "curvature (1/m)",
+    )?;
     line(
         &mut chart,
         pts,

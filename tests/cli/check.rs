@@ -197,6 +197,16 @@ fn batch_keeps_the_input_order_and_writes_atomically() {
     assert_eq!(std::fs::read_to_string(&own).unwrap(), text);
 }
 
+/// The first chunk of the shipped JSON Lines example (accepted).
+fn first_example_line() -> String {
+    std::fs::read_to_string(chunks("straight_lane.jsonl"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
 /// All the shipped example chunks in one file, as a JSON array and as JSON Lines.
 fn all_examples(dir: &std::path::Path) -> (PathBuf, PathBuf) {
     let mut items = Vec::new();
@@ -334,12 +344,7 @@ fn every_option_works_the_same_in_both_forms() {
 #[test]
 fn bad_numbers_and_bytes_stay_in_their_chunk() {
     let dir = tempfile::tempdir().unwrap();
-    let good = std::fs::read_to_string(chunks("straight_lane.jsonl"))
-        .unwrap()
-        .lines()
-        .next()
-        .unwrap()
-        .to_string();
+    let good = first_example_line();
     let nan = good.replacen(
         "\"offsets_m\":[0.0,0.0,0.0",
         "\"offsets_m\":[0.0,0.0,NaN",
@@ -423,12 +428,7 @@ fn bad_numbers_and_bytes_stay_in_their_chunk() {
 #[test]
 fn the_note_is_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
-    let good = std::fs::read_to_string(chunks("straight_lane.jsonl"))
-        .unwrap()
-        .lines()
-        .next()
-        .unwrap()
-        .to_string();
+    let good = first_example_line();
     let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
     v["speeds_mps"].as_array_mut().unwrap().pop();
     let file = dir.path().join("short.json");

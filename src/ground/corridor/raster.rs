@@ -96,7 +96,10 @@ impl Corridor {
         if u.is_finite() && v.is_finite() {
             let (fi, fj) = (floor(u), floor(v));
             let (fu, fv) = (u - fi, v - fj);
-            let (i, j) = (fi as i64 + (fu >= 0.5) as i64, fj as i64 + (fv >= 0.5) as i64);
+            let (i, j) = (
+                fi as i64 + (fu >= 0.5) as i64,
+                fj as i64 + (fv >= 0.5) as i64,
+            );
             let (w, h) = (g.width as i64, g.height as i64);
             if i >= 0 && j >= 0 && i < w && j < h {
                 let du = if fu >= 0.5 { fu - 1.0 } else { fu };
