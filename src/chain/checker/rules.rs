@@ -117,7 +117,7 @@ impl Reason {
                 "with a corridor: every sample's reference point has a corridor clearance d(p(k)) ≥ limits.follower_error_m, the side margin of the follower on narrow lanes."
             }
             Reason::Corridor => {
-                "with a corridor: the footprint cover of every sample, 3 circles along the body (length vehicle.length_m, half width shield.vehicle_margin_m) of radius r = √((length/6)² + m_v²), has d(c) ≥ r for every circle centre c; a sample whose reference point has d(p) ≥ |c − p| + r for all its circles passes at once (the distance is 1-Lipschitz, so this bound is as sound)."
+                "with a corridor: the footprint cover of every sample, 3 circles along the body (length vehicle.length_m, half width shield.vehicle_margin_m) of radius r = √((length/6)² + m_v²), has d(c) ≥ r for every circle centre c. Value: d(c); limit: r."
             }
         }
     }
