@@ -185,6 +185,32 @@ pub fn read_line_capped(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text, escapes and multi-byte characters included: no panic, and a text
+        /// without a marked token comes back unchanged; valid JSON stays valid.
+        #[test]
+        fn sanitize_never_panics_and_keeps_json_valid(
+            parts in prop::collection::vec(
+                prop::sample::select(vec![
+                    "\"", "\\", "é", "☃", "NaN", "-Infinity", "Infinity", "1e400", "-",
+                    "1.5", "e", "[", "]", ",", ":", "{", "}", " ", "\\\"", "null", "N", "I",
+                ]),
+                0..40,
+            ),
+            values in prop::collection::vec(prop::sample::select(vec![
+                "1", "-2.5e3", "NaN", "Infinity", "-Infinity", "1e999", "\"a\\\"NaN\"", "null",
+            ]), 1..10),
+        ) {
+            let text: String = parts.concat();
+            let _ = sanitize(&text);
+            let json = format!("[{}]", values.join(","));
+            let clean = sanitize(&json);
+            let v: Vec<serde_json::Value> = serde_json::from_str(&clean).unwrap();
+            prop_assert_eq!(v.len(), values.len());
+        }
+    }
 
     #[test]
     fn non_finite_tokens_are_marked_outside_strings_only() {
