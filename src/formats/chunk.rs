@@ -159,7 +159,7 @@ pub fn read_line_capped(
             });
         }
         any = true;
-        let (chunk, done) = match avail.iter().position(|&c| c == b'\n') {
+        let (chunk, done) = match memchr::memchr(b'\n', avail) {
             Some(p) => (&avail[..p], Some(p + 1)),
             None => (avail, None),
         };

@@ -238,6 +238,9 @@ impl<'a> Judge<'a> {
                 .ok_or_else(|| "the chunk names no route, and no --route is given".into());
         };
         let mut cache = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = cache.get(name) {
+            return r.clone();
+        }
         cache
             .entry(name.clone())
             .or_insert_with(|| {
@@ -409,6 +412,7 @@ fn check_block(
         .items
         .par_iter()
         .map_init(Vec::new, |buf, (i, item)| {
+            // One small CSV writer a record: its default buffer is 8 KiB.
             let v = match item {
                 Item::Line(l) => judge.line(*i, l, buf),
                 Item::TooLong(n) => judge.malformed(
@@ -426,7 +430,9 @@ fn check_block(
                     bytes.push(b'\n');
                 }
                 BatchFormat::Csv => {
-                    let mut w = csv::Writer::from_writer(bytes);
+                    let mut w = csv::WriterBuilder::new()
+                        .buffer_capacity(512)
+                        .from_writer(bytes);
                     w.write_record(rec.csv_fields())?;
                     bytes = w.into_inner().map_err(|e| e.into_error())?;
                 }

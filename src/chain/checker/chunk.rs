@@ -116,24 +116,24 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
     let n = chunk.offsets_m.len();
     let part = chunk_part(chunk, route);
     let mut seg = route.segment_at(&part, chunk.start_station_m);
+    let mut geo = SegmentGeometry::of(route, seg);
     for k in 0..n {
         let s = chunk.start_station_m + k as f64 * chunk.station_step_m;
         // Samples run forward along the route: walk the segment instead of searching,
         // within the chunk's part (past its end the last segment extends).
-        while seg + 1 < part.end && route.station(seg + 1) <= s {
-            seg += 1;
+        if seg + 1 < part.end && route.station(seg + 1) <= s {
+            while seg + 1 < part.end && route.station(seg + 1) <= s {
+                seg += 1;
+            }
+            geo = SegmentGeometry::of(route, seg);
         }
-        let a = route.point(seg);
-        let d = route.segment_dir(seg);
-        let c = route.station(seg + 1) - route.station(seg);
+        let (a, d, c, ks) = (geo.start, geo.dir, geo.length_m, geo.curvature_per_m);
         let along = s - route.station(seg);
         let p = Coord {
             x: a.x + d.x * along,
             y: a.y + d.y * along,
         };
         let t = (along / c).clamp(0.0, 1.0);
-        // Each part takes its geometry from its own side of a cusp.
-        let ks = 0.5 * (route.curvature_on(seg, seg) + route.curvature_on(seg + 1, seg));
         // The arc through the two points: out of the chord to the right of a left turn.
         let bulge = ks * t * (1.0 - t) * c * c / 2.0;
         let turn = ks * c * (t - 0.5);
@@ -186,6 +186,27 @@ pub fn convert(chunk: &Chunk, route: &Path, out: &mut Vec<Sample>) {
     if n >= 3 {
         out[0].curvature_per_m = out[1].curvature_per_m;
         out[n - 1].curvature_per_m = out[n - 2].curvature_per_m;
+    }
+}
+
+/// What the conversion needs of one route segment, computed once per segment.
+struct SegmentGeometry {
+    start: Coord<f64>,
+    dir: Coord<f64>,
+    length_m: f64,
+    /// The mean curvature of its ends, each from the segment's own side of a cusp.
+    curvature_per_m: f64,
+}
+
+impl SegmentGeometry {
+    fn of(route: &Path, seg: usize) -> SegmentGeometry {
+        SegmentGeometry {
+            start: route.point(seg),
+            dir: route.segment_dir(seg),
+            length_m: route.station(seg + 1) - route.station(seg),
+            curvature_per_m: 0.5
+                * (route.curvature_on(seg, seg) + route.curvature_on(seg + 1, seg)),
+        }
     }
 }
 
