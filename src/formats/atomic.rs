@@ -13,15 +13,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// A file written through a temporary file beside it and renamed into place by
-/// [`AtomicFile::commit`]; dropped without a commit, it leaves nothing behind.
+/// [`AtomicFile::commit`]; dropped without a commit, it leaves nothing behind. A path that
+/// exists and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written
+/// directly: renaming over it would replace the device or the pipe with a file.
 pub struct AtomicFile {
-    tmp: std::io::BufWriter<tempfile::NamedTempFile>,
+    out: Out,
     path: std::path::PathBuf,
+}
+
+enum Out {
+    Temp(std::io::BufWriter<tempfile::NamedTempFile>),
+    Direct(std::io::BufWriter<std::fs::File>),
 }
 
 impl AtomicFile {
     /// Starts writing `path`.
     pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let f = std::fs::OpenOptions::new().write(true).open(path)?;
+            return Ok(AtomicFile {
+                out: Out::Direct(std::io::BufWriter::new(f)),
+                path: path.to_path_buf(),
+            });
+        }
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -35,32 +49,69 @@ impl AtomicFile {
             builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
         Ok(AtomicFile {
-            tmp: std::io::BufWriter::new(builder.tempfile_in(dir)?),
+            out: Out::Temp(std::io::BufWriter::new(builder.tempfile_in(dir)?)),
             path: path.to_path_buf(),
         })
     }
 
-    /// Flushes and renames the file into place.
+    /// Flushes and renames the file into place (a special file: flushes it).
     pub fn commit(self) -> std::io::Result<()> {
-        let tmp = self.tmp.into_inner().map_err(|e| e.into_error())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
-        Ok(())
+        match self.out {
+            Out::Direct(mut f) => f.flush(),
+            Out::Temp(t) => {
+                let tmp = t.into_inner().map_err(|e| e.into_error())?;
+                tmp.as_file().sync_all()?;
+                tmp.persist(&self.path).map_err(|e| e.error)?;
+                Ok(())
+            }
+        }
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.tmp.write(buf)
+        match &mut self.out {
+            Out::Temp(t) => t.write(buf),
+            Out::Direct(f) => f.write(buf),
+        }
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.tmp.flush()
+        match &mut self.out {
+            Out::Temp(t) => t.flush(),
+            Out::Direct(f) => f.flush(),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO (like /dev/null or /dev/stdout, not a regular file) is written, not
+    /// replaced by a renamed file.
+    #[cfg(unix)]
+    #[test]
+    fn a_special_file_is_written_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo on this machine: nothing to test
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+        };
+        let mut f = AtomicFile::create(&fifo).unwrap();
+        f.write_all(b"verdicts\n").unwrap();
+        f.commit().unwrap();
+        assert_eq!(reader.join().unwrap(), b"verdicts\n");
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+        // Nothing else was left in the directory.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 
     #[test]
     fn writes_and_replaces_without_leftovers() {
