@@ -77,6 +77,18 @@ struct ServeArgs {
     /// Also append the log lines to FILE.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// Send the 10 Hz observations (`off`: only dbw_report lines and barriers, as the
+    /// Core server).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off)]
+    observations: bool,
+}
+
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("`{s}`: on or off")),
+    }
 }
 
 /// Drive a vehicle through a vehicle bridge (ours or the simulator's).
@@ -166,6 +178,7 @@ fn serve(config: &acres::config::Config, a: ServeArgs) -> anyhow::Result<()> {
     let opts = ServeOptions {
         ports,
         control_port: a.lockstep.then_some(a.control_port),
+        observations: a.observations,
     };
     let mut server = Server::bind(config, &scenario, &opts, log).map_err(|e| anyhow::anyhow!(e))?;
     let stop = AtomicBool::new(false);

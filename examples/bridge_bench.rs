@@ -18,6 +18,7 @@ fn bridge(requests: u64, parse: bool) -> f64 {
     let opts = ServeOptions {
         ports: vec![0],
         control_port: Some(0),
+        observations: true,
     };
     let (ports, control, stop, handle) =
         spawn(&Config::builtin(), &s, &opts, Box::new(|_| {})).unwrap();

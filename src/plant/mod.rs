@@ -108,9 +108,21 @@ impl Plant {
     }
 
     /// The `dbw_report` of this instant.
+    /// The brake the bridge holds (`hold_brake`) is outside the DBW, like the driver's
+    /// pedal: it shows as `pressure_input` and in the output, with the throttle at 0.
     pub fn report(&self, agent: &str) -> DbwReport {
-        self.dbw
-            .report(self.step, agent, self.speed_mps(), self.vehicle.s.ax_mps2)
+        let mut r = self
+            .dbw
+            .report(self.step, agent, self.speed_mps(), self.vehicle.s.ax_mps2);
+        if self.hold_brake {
+            let bar = self.vehicle.p.brake_bar_max;
+            let b = &mut r.brake_report;
+            b.pressure_input = bar;
+            b.pressure_output = b.pressure_output.max(bar);
+            b.percent_output = b.percent_output.max(100.0);
+            r.throttle_report.percent_output = 0.0;
+        }
+        r
     }
 
     /// The state the chain sees.

@@ -5,11 +5,11 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-struct Server {
-    child: Child,
-    port: u16,
-    control: u16,
-    log: Arc<Mutex<Vec<String>>>,
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+    pub control: u16,
+    pub log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for Server {
@@ -20,31 +20,41 @@ impl Drop for Server {
 }
 
 impl Server {
-    fn has(&self, what: &str) -> bool {
+    /// Whether the log has a line containing `what`, waiting up to 10 s for it.
+    pub fn has(&self, what: &str) -> bool {
         for _ in 0..2000 {
-            if self.log.lock().unwrap().iter().any(|l| l.contains(what)) {
+            if self.count(what) > 0 {
                 return true;
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         false
     }
+
+    /// The log lines containing `what` so far.
+    pub fn count(&self, what: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains(what))
+            .count()
+    }
 }
 
 fn serve(scenario: Option<&str>) -> Server {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_acres"));
-    cmd.args([
-        "bridge",
-        "serve",
-        "--port",
-        "0",
-        "--lockstep",
-        "--control-port",
-        "0",
-    ]);
+    let mut args = vec!["--lockstep", "--control-port", "0"];
     if let Some(s) = scenario {
-        cmd.args(["--scenario", s]);
+        args.extend(["--scenario", s]);
     }
+    serve_with(&args)
+}
+
+/// `acres bridge serve --port 0` with `args`; its stderr collected; the control port is
+/// 0 without `--lockstep`.
+pub fn serve_with(args: &[&str]) -> Server {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_acres"));
+    cmd.args(["bridge", "serve", "--port", "0"]).args(args);
     let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
     let err = BufReader::new(child.stderr.take().unwrap());
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -64,7 +74,11 @@ fn serve(scenario: Option<&str>) -> Server {
         panic!("no {key}")
     };
     let port = port_of("ACRES_RL_LISTENING port=");
-    let control = port_of("ACRES_SIM_CONTROL_LISTENING port=");
+    let control = if args.contains(&"--lockstep") {
+        port_of("ACRES_SIM_CONTROL_LISTENING port=")
+    } else {
+        0
+    };
     Server {
         child,
         port,

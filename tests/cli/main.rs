@@ -1,6 +1,7 @@
 //! The `acres` binary run as a user runs it. One test target, one module per subcommand.
 
 mod bridge;
+mod bridge_hostile;
 mod check;
 mod config;
 mod corridor;

@@ -76,7 +76,11 @@ pub struct BridgeConn {
 impl BridgeConn {
     /// Connects to HOST:PORT.
     pub fn connect(host: &str, port: u16) -> io::Result<BridgeConn> {
-        let s = TcpStream::connect((host, port))?;
+        BridgeConn::from_stream(TcpStream::connect((host, port))?)
+    }
+
+    /// A connection on a stream already open.
+    pub fn from_stream(s: TcpStream) -> io::Result<BridgeConn> {
         s.set_nodelay(true)?;
         Ok(BridgeConn {
             read: BufReader::with_capacity(1 << 16, s.try_clone()?),
@@ -121,16 +125,28 @@ impl BridgeConn {
     }
 }
 
-/// Sorts a bridge line: a report, a barrier, an observation (no `type`), or other.
+/// Sorts a bridge line by its parsed `type`: a report, a barrier, an observation (no
+/// `type`, with `t` and `x`), or other (a line that is not JSON is `Other(Null)`). The
+/// line is parsed as JSON whatever its spacing.
 pub fn classify(line: &str) -> Line {
-    if line.contains("\"type\":\"dbw_report\"") {
+    /// Only the `type` of a line, read without building the rest.
+    #[derive(Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<std::borrow::Cow<'a, str>>,
+    }
+    let kind = serde_json::from_str::<Kind>(line).ok().and_then(|k| k.kind);
+    if kind.as_deref() == Some("dbw_report") {
         if let Ok(r) = serde_json::from_str::<DbwReport>(line) {
             return Line::Report(Box::new(r));
         }
     }
     let v: serde_json::Value = serde_json::from_str(line).unwrap_or(serde_json::Value::Null);
     match v.get("type").and_then(|t| t.as_str()) {
-        Some("barrier") => Line::Barrier(v["step"].as_u64().unwrap_or(0)),
+        Some("barrier") => match v["step"].as_u64() {
+            Some(b) => Line::Barrier(b),
+            None => Line::Other(v),
+        },
         Some(_) => Line::Other(v),
         None if v.get("t").is_some() && v.get("x").is_some() => {
             match serde_json::from_value::<ObservationIn>(v.clone()) {

@@ -4,6 +4,8 @@
 //! vehicle through any such bridge.
 
 pub mod client;
+pub mod conn;
+mod control;
 pub mod server;
 
 use crate::plant::dbw::{DbwCommands, GearCmd};
@@ -70,8 +72,69 @@ impl ClientMessage {
     }
 }
 
-/// The keys accepted and ignored (vehicle-bridge.md "Polaris").
-pub const IGNORED_KEYS: [&str; 4] = ["clear", "ignore", "enable_shift", "enable_shift_park"];
+/// The keys accepted and ignored (vehicle-bridge.md "Polaris"), on the line and inside
+/// each command object, with the `header` that ds_dbw_msgs messages carry.
+pub const IGNORED_KEYS: [&str; 5] = [
+    "clear",
+    "ignore",
+    "enable_shift",
+    "enable_shift_park",
+    "header",
+];
+
+/// Commands waiting for their step are merged beyond this many, so a flooding client
+/// cannot grow the server (the later command of a subsystem wins).
+pub const MAX_WAITING_MESSAGES: usize = 256;
+
+impl ClientMessage {
+    /// Lays a later message over this one: each command, the reset and the session keys
+    /// of `later` replace these (a subsystem keeps its last command). The complaints were
+    /// logged when the lines were read and are dropped.
+    pub fn merge(&mut self, later: ClientMessage) {
+        self.dbw.merge(later.dbw);
+        self.reset = later.reset.or(self.reset);
+        self.hud = later.hud.or(self.hud.take());
+        self.reward = later.reward.or(self.reward);
+        self.success_pct = later.success_pct.or(self.success_pct);
+    }
+}
+
+/// A command object without the keys the bridge ignores in it.
+fn without_ignored(mut v: serde_json::Value) -> serde_json::Value {
+    if let serde_json::Value::Object(o) = &mut v {
+        for k in IGNORED_KEYS {
+            o.remove(k);
+        }
+    }
+    v
+}
+
+/// The gear of a `gear_cmd` value: a number, `{"value": n}`, or the message
+/// `{"cmd": n | {"value": n}}`; a number outside 0 to 5 is refused, never wrapped.
+fn parse_gear(v: &serde_json::Value) -> Result<u8, String> {
+    let n = match v {
+        serde_json::Value::Object(o) if o.contains_key("value") => &o["value"],
+        serde_json::Value::Object(o) => {
+            if let Some(k) = o.keys().find(|k| *k != "cmd") {
+                return Err(format!("gear_cmd: unknown key `{k}`"));
+            }
+            match o.get("cmd") {
+                Some(serde_json::Value::Object(inner)) => inner
+                    .get("value")
+                    .ok_or("gear_cmd: `cmd` without `value`")?,
+                Some(c) => c,
+                None => return Ok(0),
+            }
+        }
+        n => n,
+    };
+    match n.as_u64() {
+        Some(g) if g <= 5 => Ok(g as u8),
+        _ => Err(format!(
+            "gear_cmd: {n} is not a gear (an integer from 0 to 5)"
+        )),
+    }
+}
 
 fn number(v: &serde_json::Value, key: &str) -> Result<f64, String> {
     v.as_f64()
@@ -109,7 +172,7 @@ fn parse_reset(v: &serde_json::Value) -> Result<Reset, String> {
 /// Parses one line. `Err` where it is not a JSON object (the bridge ignores it and logs
 /// ACRES_RL_BAD_MESSAGE); otherwise each key is taken or named in `bad` or `unknown`.
 pub fn parse_line(line: &str) -> Result<ClientMessage, String> {
-    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
     let serde_json::Value::Object(map) = v else {
         return Err("not a JSON object".into());
     };
@@ -130,34 +193,20 @@ pub fn parse_line(line: &str) -> Result<ClientMessage, String> {
     for (k, v) in map {
         match k.as_str() {
             "dbw" => m.dbw.dbw = take(v, &k, &mut m.bad),
-            "steering_cmd" => m.dbw.steering_cmd = take(v, &k, &mut m.bad),
-            "throttle_cmd" => m.dbw.throttle_cmd = take(v, &k, &mut m.bad),
-            "brake_cmd" => m.dbw.brake_cmd = take(v, &k, &mut m.bad),
-            "ulc_cmd" => m.dbw.ulc_cmd = take(v, &k, &mut m.bad),
+            "steering_cmd" => m.dbw.steering_cmd = take(without_ignored(v), &k, &mut m.bad),
+            "throttle_cmd" => m.dbw.throttle_cmd = take(without_ignored(v), &k, &mut m.bad),
+            "brake_cmd" => m.dbw.brake_cmd = take(without_ignored(v), &k, &mut m.bad),
+            "ulc_cmd" => m.dbw.ulc_cmd = take(without_ignored(v), &k, &mut m.bad),
             "drive_mode" => m.dbw.drive_mode = take(v, &k, &mut m.bad),
-            "gear_cmd" => {
-                // A number, {"value": n}, or the message {"cmd": n | {"value": n}}.
-                let g = match &v {
-                    serde_json::Value::Number(_) => v.as_u64().map(|n| n as u8),
-                    serde_json::Value::Object(o) if o.contains_key("value") => {
-                        o["value"].as_u64().map(|n| n as u8)
-                    }
-                    _ => take::<GearCmd>(v.clone(), &k, &mut m.bad).map(|g| g.cmd),
-                };
-                match g {
-                    Some(cmd) if cmd <= 5 => {
-                        m.dbw.gear_cmd = Some(GearCmd {
-                            cmd,
-                            ..GearCmd::default()
-                        })
-                    }
-                    Some(cmd) => m
-                        .bad
-                        .push(format!("gear_cmd: {cmd} is not a gear (0 to 5)")),
-                    None if m.bad.iter().any(|b| b.starts_with("gear_cmd")) => {}
-                    None => m.bad.push("gear_cmd: not a gear number".into()),
+            "gear_cmd" => match parse_gear(&without_ignored(v)) {
+                Ok(cmd) => {
+                    m.dbw.gear_cmd = Some(GearCmd {
+                        cmd,
+                        ..GearCmd::default()
+                    })
                 }
-            }
+                Err(e) => m.bad.push(e),
+            },
             "reset" => match parse_reset(&v) {
                 Ok(r) => m.reset = Some(r),
                 Err(e) => m.bad.push(e),
@@ -178,6 +227,7 @@ pub fn parse_line(line: &str) -> Result<ClientMessage, String> {
             _ => m.unknown.push(k),
         }
     }
+    m.bad.extend(m.dbw.refuse_out_of_range());
     Ok(m)
 }
 
@@ -304,6 +354,94 @@ mod tests {
         assert!(parse_line("{broken").is_err());
         let m = parse_line(r#"{"reset": {"speed": 9}}"#).unwrap();
         assert!(m.reset.is_none() && m.bad[0].contains("0 to 8"));
+    }
+
+    #[test]
+    fn values_are_checked_as_the_reference_types_them() {
+        // A gear outside 0 to 5 is refused, never wrapped (261 mod 256 would be low).
+        for line in [
+            r#"{"gear_cmd": 261}"#,
+            r#"{"gear_cmd": {"cmd": 6}}"#,
+            r#"{"gear_cmd": {"cmd": {"value": 256}}}"#,
+            r#"{"gear_cmd": -1}"#,
+            r#"{"gear_cmd": 4.5}"#,
+        ] {
+            let m = parse_line(line).unwrap();
+            assert!(m.dbw.gear_cmd.is_none(), "{line}");
+            assert!(m.bad[0].starts_with("gear_cmd"), "{line}: {:?}", m.bad);
+        }
+        // Absurd numbers refuse their command object, naming the field; the others of
+        // the line stay.
+        let m = parse_line(
+            r#"{"ulc_cmd": {"cmd": 1e308, "cmd_type": 1, "enable": true},
+                "steering_cmd": {"cmd": 60, "cmd_type": 2, "enable": true}}"#,
+        )
+        .unwrap();
+        assert!(m.dbw.ulc_cmd.is_none());
+        assert!(m.bad[0].starts_with("ulc_cmd.cmd:"), "{:?}", m.bad);
+        assert_eq!(m.dbw.steering_cmd.unwrap().cmd, 60.0);
+        for (line, field) in [
+            (
+                r#"{"ulc_cmd": {"cmd": 2, "cmd_type": 1, "limit_accel": 1e308}}"#,
+                "ulc_cmd.limit_accel",
+            ),
+            (
+                r#"{"ulc_cmd": {"cmd": -40.5, "cmd_type": 1}}"#,
+                "ulc_cmd.cmd",
+            ),
+            (
+                r#"{"throttle_cmd": {"cmd": 101, "cmd_type": 14}}"#,
+                "throttle_cmd.cmd",
+            ),
+            (
+                r#"{"brake_cmd": {"cmd": 15, "cmd_type": 1, "rate_inc": -1}}"#,
+                "brake_cmd.rate_inc",
+            ),
+            (
+                r#"{"steering_cmd": {"cmd": 10.5, "cmd_type": 3}}"#,
+                "steering_cmd.cmd",
+            ),
+        ] {
+            let m = parse_line(line).unwrap();
+            assert!(!m.has_dbw(), "{line}");
+            assert!(m.bad[0].starts_with(field), "{line}: {:?}", m.bad);
+        }
+        // The edges of the ranges are inside.
+        let m = parse_line(
+            r#"{"ulc_cmd": {"cmd": 40, "cmd_type": 1, "limit_accel": 10, "limit_decel": 0},
+                "throttle_cmd": {"cmd": 100, "cmd_type": 14}, "brake_cmd": {"cmd": 200, "cmd_type": 1}}"#,
+        )
+        .unwrap();
+        assert!(m.bad.is_empty(), "{:?}", m.bad);
+        // The keys ds_dbw_msgs messages carry are ignored inside each command object.
+        let m = parse_line(
+            r#"{"header": {"stamp": 1}, "ulc_cmd": {"cmd": 2, "cmd_type": 1, "enable_shift": true,
+                "clear": false, "header": {}}, "steering_cmd": {"cmd": 1, "cmd_type": 2,
+                "ignore": false, "enable_shift_park": true}, "brake_cmd": {"cmd": 0,
+                "cmd_type": 14, "enable_shift": false}, "throttle_cmd": {"cmd": 0,
+                "cmd_type": 14, "clear": true}}"#,
+        )
+        .unwrap();
+        assert!(
+            m.bad.is_empty() && m.unknown.is_empty(),
+            "{:?} {:?}",
+            m.bad,
+            m.unknown
+        );
+        assert_eq!(m.dbw.ulc_cmd.unwrap().cmd, 2.0);
+    }
+
+    #[test]
+    fn a_later_message_replaces_each_command_it_carries() {
+        let mut a = parse_line(
+            r#"{"ulc_cmd": {"cmd": 1, "cmd_type": 1}, "steering_cmd": {"cmd": 5, "cmd_type": 2}}"#,
+        )
+        .unwrap();
+        let b = parse_line(r#"{"ulc_cmd": {"cmd": 2, "cmd_type": 1}, "reset": {}}"#).unwrap();
+        a.merge(b);
+        assert_eq!(a.dbw.ulc_cmd.unwrap().cmd, 2.0);
+        assert_eq!(a.dbw.steering_cmd.unwrap().cmd, 5.0);
+        assert!(a.reset.is_some());
     }
 
     #[test]

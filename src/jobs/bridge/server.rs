@@ -23,26 +23,37 @@
 //! lines of those steps, and answers `{"ok": true, "op": "step", "barrier": N}`. A bad
 //! request answers `{"ok": false, "error": "..."}`.
 
-use super::{ClientMessage, Observation, frame, lidar_summary, parse_line};
+use super::conn::{self, Conn};
+use super::{ClientMessage, MAX_WAITING_MESSAGES, Observation, frame, lidar_summary, parse_line};
 use crate::config::Config;
 use crate::formats::scenario::Scenario;
 use crate::plant::dbw::commands::EnableCmd;
 use crate::plant::dbw::{DbwCommands, PHYSICS_HZ};
 use crate::plant::{Plant, StartPose};
-use mio::net::{TcpListener, TcpStream};
+use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token};
 use std::collections::{BTreeSet, VecDeque};
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// The output a client may leave unread, and the longest line it may send.
-pub const MAX_PENDING_BYTES: usize = 1 << 20;
-
 /// How long the lockstep loop polls without sleeping after a control request.
 pub const LOCKSTEP_SPIN: Duration = Duration::from_micros(250);
+
+/// The most read from one client in one frame (real time; in lockstep, each step request
+/// and each 1/120 s of wall time): 128 KiB, some 100 times what a client at 100 Hz sends. A client that sends
+/// more waits in its own socket buffers, and the physics never waits for its input.
+pub const READ_BUDGET_BYTES: usize = 128 << 10;
+
+/// The gear lever of a vehicle of the bridge at the start: low (5). The reference's
+/// 6 s example enables the system and sends a ULC speed with no gear command, and the
+/// vehicle drives; its report example shows gear 5.
+pub const START_GEAR: u8 = 5;
+
+/// The kinds of complaint logged for one client; further kinds are counted only.
+const MAX_LOGGED_KINDS: usize = 64;
 
 /// Where the server writes its log lines (the reference's markers).
 pub type LogSink = Box<dyn FnMut(&str) + Send>;
@@ -54,73 +65,16 @@ pub struct ServeOptions {
     pub ports: Vec<u16>,
     /// Lockstep with a control channel on this port (0: any free port); None: real time.
     pub control_port: Option<u16>,
+    /// Whether observations are sent (the Core server sends none).
+    pub observations: bool,
 }
 
-struct Conn {
-    stream: TcpStream,
-    inbuf: Vec<u8>,
-    out: Vec<u8>,
-    sent: usize,
-}
-
-impl Conn {
-    fn new(stream: TcpStream) -> Conn {
-        Conn {
-            stream,
-            inbuf: Vec::new(),
-            out: Vec::new(),
-            sent: 0,
-        }
-    }
-
-    fn pending(&self) -> usize {
-        self.out.len() - self.sent
-    }
-
-    /// Writes what it can without blocking.
-    fn flush(&mut self) -> io::Result<()> {
-        while self.sent < self.out.len() {
-            match self.stream.write(&self.out[self.sent..]) {
-                Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "closed")),
-                Ok(n) => self.sent += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        if self.sent == self.out.len() {
-            self.out.clear();
-            self.sent = 0;
-        } else if self.sent > (1 << 16) {
-            self.out.drain(..self.sent);
-            self.sent = 0;
-        }
-        Ok(())
-    }
-
-    /// Reads what has arrived; returns the complete lines, or why the client goes.
-    fn read_lines(&mut self, lines: &mut Vec<String>) -> Result<(), String> {
-        let mut buf = [0u8; 1 << 16];
-        loop {
-            match self.stream.read(&mut buf) {
-                Ok(0) => return Err("peer closed".into()),
-                Ok(n) => {
-                    self.inbuf.extend_from_slice(&buf[..n]);
-                    let mut start = 0;
-                    while let Some(i) = self.inbuf[start..].iter().position(|b| *b == b'\n') {
-                        let line = &self.inbuf[start..start + i];
-                        lines.push(String::from_utf8_lossy(line).trim().to_string());
-                        start += i + 1;
-                    }
-                    self.inbuf.drain(..start);
-                    if self.inbuf.len() >= MAX_PENDING_BYTES {
-                        return Err("line of 1 MiB without a newline".into());
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e.to_string()),
-            }
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions {
+            ports: vec![5556],
+            control_port: None,
+            observations: true,
         }
     }
 }
@@ -131,38 +85,81 @@ struct Pending {
     msg: ClientMessage,
 }
 
-struct Agent {
-    name: String,
-    port: u16,
+/// What was wrong with one client's input: each kind logged once, the rest counted.
+#[derive(Default)]
+struct Complaints {
+    logged: BTreeSet<String>,
+    unlogged: u64,
+}
+
+impl Complaints {
+    /// Whether a complaint of this kind (the text before its first `:`) is new.
+    fn first(&mut self, complaint: &str) -> bool {
+        let kind = complaint.split(':').next().unwrap_or(complaint);
+        if self.logged.contains(kind) {
+            self.unlogged += 1;
+            return false;
+        }
+        if self.logged.len() >= MAX_LOGGED_KINDS {
+            self.unlogged += 1;
+            return false;
+        }
+        self.logged.insert(kind.to_string());
+        true
+    }
+}
+
+pub(super) struct Agent {
+    pub(super) name: String,
+    pub(super) port: u16,
     listener: TcpListener,
-    client: Option<Conn>,
+    pub(super) client: Option<Conn>,
     plant: Plant,
     spawn: StartPose,
-    /// Lines read since the last frame, with their arrival.
-    arrived: Vec<(Instant, ClientMessage)>,
+    /// Lines read since the last frame, with their arrival (at most
+    /// [`MAX_WAITING_MESSAGES`]: later ones are merged into the last).
+    pub(super) arrived: Vec<(Instant, ClientMessage)>,
     queue: VecDeque<Pending>,
+    /// The bytes this client may still send this frame.
+    pub(super) budget: usize,
     episode: u64,
     reset_epoch: u64,
     reset_pending: Option<StartPose>,
     episode_start: u64,
     was_enabled: bool,
     rejected: BTreeSet<String>,
-    unknown_logged: BTreeSet<String>,
+    complaints: Complaints,
     lift_since_obs: bool,
+}
+
+impl Agent {
+    fn wants_read(&self) -> bool {
+        self.budget > 0 && self.client.as_ref().is_some_and(|c| c.readable)
+    }
+
+    /// Queues a message due at `due_step`, merged into the last one due at the same
+    /// step (the queue holds at most one message per step).
+    pub(super) fn enqueue(&mut self, due_step: u64, msg: ClientMessage) {
+        match self.queue.back_mut() {
+            Some(p) if p.due_step == due_step => p.msg.merge(msg),
+            _ => self.queue.push_back(Pending { due_step, msg }),
+        }
+    }
 }
 
 /// The server: its sockets and the simulated world.
 pub struct Server {
-    poll: Poll,
-    agents: Vec<Agent>,
-    control: Option<(TcpListener, Vec<Conn>)>,
-    step: u64,
+    pub(super) poll: Poll,
+    pub(super) agents: Vec<Agent>,
+    pub(super) control: Option<(TcpListener, Vec<Option<Conn>>)>,
+    pub(super) step: u64,
     log: LogSink,
     scratch: Vec<u8>,
+    observations: bool,
 }
 
 const CONTROL: usize = 1 << 20;
-const CONTROL_CLIENT: usize = 1 << 21;
+pub(super) const CONTROL_CLIENT: usize = 1 << 21;
 const CLIENT: usize = 1 << 22;
 
 fn bind(port: u16) -> io::Result<TcpListener> {
@@ -172,8 +169,9 @@ fn bind(port: u16) -> io::Result<TcpListener> {
 
 impl Server {
     /// Binds the sockets; the vehicles start at rest at the scenario's start pose (the
-    /// spawn pose), vehicle i shifted 5 m × i to its left, with the DBW disabled in park.
-    /// Agent 0 is `polaris`, agent i `polaris_i`.
+    /// spawn pose), vehicle i shifted 5 m × i to its left, with the DBW disabled and the
+    /// gear lever in low (5), so that enabling and a ULC speed drive off, as in the
+    /// reference's example. Agent 0 is `polaris`, agent i `polaris_i`.
     pub fn bind(
         config: &Config,
         scenario: &Scenario,
@@ -182,6 +180,7 @@ impl Server {
     ) -> Result<Server, String> {
         let poll = Poll::new().map_err(|e| e.to_string())?;
         let mut agents = Vec::new();
+        let world = scenario.plant(config).map_err(|e| e.to_string())?.world;
         for (i, &port) in opts.ports.iter().enumerate() {
             let mut listener = bind(port).map_err(|e| format!("port {port}: {e}"))?;
             let port = listener.local_addr().map_err(|e| e.to_string())?.port();
@@ -196,8 +195,8 @@ impl Server {
                 yaw_rad: st.yaw_rad,
                 speed_mps: 0.0,
             };
-            let mut plant = scenario.plant(config).map_err(|e| e.to_string())?;
-            plant = Plant::new(config, plant.world.clone(), spawn, false);
+            let mut plant = Plant::new(config, world.clone(), spawn, false);
+            plant.dbw.set_lever(START_GEAR);
             agents.push(Agent {
                 name: if i == 0 {
                     "polaris".into()
@@ -211,13 +210,14 @@ impl Server {
                 spawn,
                 arrived: Vec::new(),
                 queue: VecDeque::new(),
+                budget: READ_BUDGET_BYTES,
                 episode: 0,
                 reset_epoch: 0,
                 reset_pending: None,
                 episode_start: 0,
                 was_enabled: false,
                 rejected: BTreeSet::new(),
-                unknown_logged: BTreeSet::new(),
+                complaints: Complaints::default(),
                 lift_since_obs: false,
             });
         }
@@ -238,6 +238,7 @@ impl Server {
             step: 0,
             log,
             scratch: Vec::with_capacity(8192),
+            observations: opts.observations,
         };
         for a in &s.agents {
             (s.log)(&format!("ACRES_RL_LISTENING port={}", a.port));
@@ -270,33 +271,49 @@ impl Server {
         let mut last_frame = origin;
         let mut busy_until = origin;
         while !stop.load(Ordering::Relaxed) {
-            let timeout = if lockstep {
-                // Just after a request the loop polls without sleeping (for
-                // LOCKSTEP_SPIN), so that a client stepping as fast as it can does not wait
-                // for the scheduler to wake the server.
-                if Instant::now() < busy_until {
-                    Duration::ZERO
-                } else {
-                    Duration::from_millis(50)
-                }
+            // A socket left with input to read (edge-triggered) is read on the next pass
+            // without sleeping; otherwise the loop sleeps until an event, the next
+            // physics step (real time) or 50 ms (lockstep, to see `stop`).
+            let reread = self.agents.iter().any(Agent::wants_read);
+            let timeout = if reread || (lockstep && Instant::now() < busy_until) {
+                Duration::ZERO
+            } else if lockstep {
+                Duration::from_millis(50)
             } else {
                 let next = origin + Duration::from_secs_f64((self.step + 1) as f64 / hz);
                 next.saturating_duration_since(Instant::now())
-                    .min(Duration::from_millis(1))
+                    .min(Duration::from_millis(50))
             };
             self.poll.poll(&mut events, Some(timeout))?;
             let now = Instant::now();
             let mut control_ready = false;
             for ev in events.iter() {
                 match ev.token().0 {
-                    i if i < self.agents.len() => self.accept(i),
+                    i if i < self.agents.len() => self.listener_ready(i),
                     CONTROL => self.accept_control(),
                     t if (CONTROL_CLIENT..CLIENT).contains(&t) => control_ready = true,
-                    t if t >= CLIENT => self.read_agent(t - CLIENT, now),
+                    t if t >= CLIENT => {
+                        if let Some(c) = &mut self.agents[t - CLIENT].client {
+                            c.readable = true;
+                        }
+                    }
                     _ => {}
                 }
             }
+            for i in 0..self.agents.len() {
+                if self.agents[i].wants_read() {
+                    self.read_agent(i, now);
+                }
+            }
             if lockstep {
+                // Between requests the budget refills at the physics rate of the wall
+                // clock, as in real time.
+                if now >= last_frame + Duration::from_secs_f64(1.0 / hz) {
+                    last_frame = now;
+                    for a in &mut self.agents {
+                        a.budget = READ_BUDGET_BYTES;
+                    }
+                }
                 if control_ready {
                     self.serve_control();
                     busy_until = Instant::now() + LOCKSTEP_SPIN;
@@ -319,118 +336,135 @@ impl Server {
         Ok(())
     }
 
+    /// A connection waits on a vehicle's port: taken at once when the slot is free;
+    /// otherwise it stays in the listen backlog until the client leaves.
+    fn listener_ready(&mut self, i: usize) {
+        let a = &self.agents[i];
+        if a.client.is_some() {
+            (self.log)(&format!(
+                "ACRES_RL_BUSY port={} (a connection waits for the client to leave)",
+                a.port
+            ));
+            return;
+        }
+        self.accept(i);
+    }
+
+    /// Takes exactly one waiting connection, if the slot is free.
     fn accept(&mut self, i: usize) {
+        let a = &mut self.agents[i];
+        if a.client.is_some() {
+            return;
+        }
         loop {
-            let a = &mut self.agents[i];
             match a.listener.accept() {
-                Ok((mut stream, peer)) => {
-                    if a.client.is_some() {
-                        (self.log)(&format!("ACRES_RL_BUSY port={} peer={peer}", a.port));
-                        drop(stream);
-                        continue;
-                    }
-                    let _ = stream.set_nodelay(true);
+                Ok((mut stream, _)) => {
+                    let tok = Token(CLIENT + i);
                     if self
                         .poll
                         .registry()
-                        .register(&mut stream, Token(CLIENT + i), Interest::READABLE)
+                        .register(&mut stream, tok, Interest::READABLE)
                         .is_err()
                     {
                         continue;
                     }
                     a.client = Some(Conn::new(stream));
+                    a.complaints = Complaints::default();
+                    a.budget = READ_BUDGET_BYTES;
                     (self.log)(&format!("ACRES_RL_CONNECTED port={}", a.port));
+                    return;
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => return,
             }
         }
     }
 
-    fn accept_control(&mut self) {
-        let Some((l, conns)) = &mut self.control else {
-            return;
-        };
-        while let Ok((mut stream, _)) = l.accept() {
-            let _ = stream.set_nodelay(true);
-            let tok = Token(CONTROL_CLIENT + conns.len());
-            if self
-                .poll
-                .registry()
-                .register(&mut stream, tok, Interest::READABLE)
-                .is_ok()
-            {
-                conns.push(Conn::new(stream));
-            }
-        }
-    }
-
+    /// The client goes: the bridge brakes and disables the drive-by-wire, and the next
+    /// waiting connection is served.
     fn disconnect(&mut self, i: usize, why: &str) {
         let a = &mut self.agents[i];
-        if let Some(mut c) = a.client.take() {
-            let _ = self.poll.registry().deregister(&mut c.stream);
-            let _ = c.stream.shutdown(std::net::Shutdown::Both);
-            (self.log)(&format!("ACRES_RL_DISCONNECTED {why}"));
-            // The bridge brakes and disables the drive-by-wire.
-            let off = DbwCommands {
-                dbw: Some(EnableCmd {
-                    enable: false,
-                    disable: true,
-                }),
-                ..DbwCommands::default()
-            };
-            a.plant.apply(&off);
-            a.plant.hold_brake = true;
-            a.arrived.clear();
-            a.queue.clear();
-            self.log_enable_change(i);
+        let Some(mut c) = a.client.take() else {
+            return;
+        };
+        let _ = self.poll.registry().deregister(&mut c.stream);
+        let _ = c.stream.shutdown(std::net::Shutdown::Both);
+        drop(c);
+        if a.complaints.unlogged > 0 {
+            (self.log)(&format!(
+                "ACRES_RL_BAD_MESSAGE agent={} {} more complaints of the kinds above, not logged",
+                a.name, a.complaints.unlogged
+            ));
+        }
+        (self.log)(&format!("ACRES_RL_DISCONNECTED {why}"));
+        let off = DbwCommands {
+            dbw: Some(EnableCmd {
+                enable: false,
+                disable: true,
+            }),
+            ..DbwCommands::default()
+        };
+        a.plant.apply(&off);
+        a.plant.hold_brake = true;
+        a.arrived.clear();
+        a.queue.clear();
+        self.log_enable_change(i);
+        self.accept(i);
+    }
+
+    /// Logs a complaint about a client's input, once per kind.
+    fn complain(&mut self, i: usize, what: &str) {
+        let a = &mut self.agents[i];
+        if a.complaints.first(what) {
+            (self.log)(&format!("ACRES_RL_BAD_MESSAGE agent={} {what}", a.name));
         }
     }
 
-    /// Reads an agent's socket; the lines get the arrival time `now`.
-    fn read_agent(&mut self, i: usize, now: Instant) {
+    /// Reads an agent's socket, within its budget; the lines get the arrival time `now`.
+    pub(super) fn read_agent(&mut self, i: usize, now: Instant) {
         let mut lines = Vec::new();
-        let res = match &mut self.agents[i].client {
-            Some(c) => c.read_lines(&mut lines),
+        let a = &mut self.agents[i];
+        let res = match &mut a.client {
+            Some(c) => c.read_lines(&mut lines, a.budget.min(conn::READ_BITE_BYTES)),
             None => return,
         };
-        for l in lines {
-            if l.is_empty() {
-                continue;
-            }
-            match parse_line(&l) {
-                Ok(m) => {
-                    let a = &mut self.agents[i];
-                    for b in &m.bad {
-                        (self.log)(&format!("ACRES_RL_BAD_MESSAGE agent={} {b}", a.name));
-                    }
-                    for k in &m.unknown {
-                        if a.unknown_logged.insert(k.clone()) {
-                            (self.log)(&format!(
-                                "ACRES_RL_BAD_MESSAGE agent={} unknown key `{k}` (ignored)",
-                                a.name
-                            ));
-                        }
-                    }
-                    if m.hud.is_some() || m.reward.is_some() || m.success_pct.is_some() {
-                        (self.log)(&format!(
-                            "ACRES_RL_HUD agent={} hud={:?} reward={} success_pct={}",
-                            a.name,
-                            m.hud.as_deref().unwrap_or(""),
-                            m.reward.map_or("-".into(), |r| r.to_string()),
-                            m.success_pct.map_or("-".into(), |r| r.to_string()),
-                        ));
-                    }
-                    a.arrived.push((now, m));
-                }
-                Err(e) => (self.log)(&format!(
-                    "ACRES_RL_BAD_MESSAGE agent={} {e}",
-                    self.agents[i].name
-                )),
+        if let Ok(n) = res {
+            a.budget = a.budget.saturating_sub(n);
+        }
+        for l in lines.iter().filter(|l| !l.is_empty()) {
+            match parse_line(l) {
+                Ok(m) => self.take_message(i, now, m),
+                Err(e) => self.complain(i, &e),
             }
         }
         if let Err(why) = res {
             self.disconnect(i, &why);
+        }
+    }
+
+    fn take_message(&mut self, i: usize, now: Instant, m: ClientMessage) {
+        for b in &m.bad {
+            self.complain(i, b);
+        }
+        for k in &m.unknown {
+            self.complain(i, &format!("{k}: unknown key (ignored)"));
+        }
+        if m.hud.is_some() || m.reward.is_some() || m.success_pct.is_some() {
+            (self.log)(&format!(
+                "ACRES_RL_HUD agent={} hud={:?} reward={} success_pct={}",
+                self.agents[i].name,
+                m.hud.as_deref().unwrap_or(""),
+                m.reward.map_or("-".into(), |r| r.to_string()),
+                m.success_pct.map_or("-".into(), |r| r.to_string()),
+            ));
+        }
+        let a = &mut self.agents[i];
+        if a.arrived.len() >= MAX_WAITING_MESSAGES {
+            let last = a.arrived.last_mut().expect("a message");
+            last.0 = now;
+            last.1.merge(m);
+        } else {
+            a.arrived.push((now, m));
         }
     }
 
@@ -439,14 +473,14 @@ impl Server {
     fn schedule(&mut self, first: u64, n: u64, prev: Instant, now: Instant) {
         let span = (now - prev).as_secs_f64();
         for a in &mut self.agents {
-            for (t, msg) in a.arrived.drain(..) {
+            a.budget = READ_BUDGET_BYTES;
+            for (t, msg) in std::mem::take(&mut a.arrived) {
                 let f = if span > 0.0 {
                     ((t.saturating_duration_since(prev)).as_secs_f64() / span).clamp(0.0, 1.0)
                 } else {
                     1.0
                 };
-                let due_step = first + (f * n as f64).ceil() as u64;
-                a.queue.push_back(Pending { due_step, msg });
+                a.enqueue(first + (f * n as f64).ceil() as u64, msg);
             }
         }
     }
@@ -475,33 +509,35 @@ impl Server {
         }
     }
 
-    /// One physics step of every vehicle: the commands due, a pending reset, the
-    /// reports and observation of this instant, then the physics.
-    fn physics_step(&mut self) {
-        let s = self.step;
-        for i in 0..self.agents.len() {
-            // Commands due at this step, in the order of arrival.
-            loop {
-                let a = &mut self.agents[i];
-                let Some(p) = a.queue.front() else { break };
-                if p.due_step > s {
-                    break;
-                }
-                let p = a.queue.pop_front().expect("a front");
-                if let Some(r) = p.msg.reset {
-                    self.request_reset(i, r);
-                }
-                let a = &mut self.agents[i];
-                if p.msg.has_dbw() {
-                    for e in a.plant.apply(&p.msg.dbw) {
-                        let kind = e.to_string();
-                        if a.rejected.insert(kind.clone()) {
-                            (self.log)(&format!("ACRES_DBW_REJECTED {kind}"));
-                        }
+    /// Applies the commands due at step `s` to agent `i`, in the order of arrival.
+    fn apply_due(&mut self, i: usize, s: u64) {
+        while let Some(p) = self.agents[i].queue.front() {
+            if p.due_step > s {
+                break;
+            }
+            let p = self.agents[i].queue.pop_front().expect("a front");
+            if let Some(r) = p.msg.reset {
+                self.request_reset(i, r);
+            }
+            let a = &mut self.agents[i];
+            if p.msg.has_dbw() {
+                for e in a.plant.apply(&p.msg.dbw) {
+                    let kind = e.to_string();
+                    if a.rejected.len() < MAX_LOGGED_KINDS && a.rejected.insert(kind.clone()) {
+                        (self.log)(&format!("ACRES_DBW_REJECTED {kind}"));
                     }
                 }
-                self.log_enable_change(i);
             }
+            self.log_enable_change(i);
+        }
+    }
+
+    /// One physics step of every vehicle: the commands due, a pending reset, the
+    /// reports and observation of this instant, then the physics.
+    pub(super) fn physics_step(&mut self) {
+        let s = self.step;
+        for i in 0..self.agents.len() {
+            self.apply_due(i, s);
             let a = &mut self.agents[i];
             if let Some(pose) = a.reset_pending.take() {
                 a.plant.place(pose);
@@ -516,7 +552,7 @@ impl Server {
                     self.scratch.push(b'\n');
                     push(a, &self.scratch);
                 }
-                if s % (PHYSICS_HZ as u64 / 10) == 0 {
+                if self.observations && s % (PHYSICS_HZ as u64 / 10) == 0 {
                     self.scratch.clear();
                     observation(a, &mut self.scratch);
                     push(a, &self.scratch);
@@ -528,11 +564,7 @@ impl Server {
         }
         self.step += 1;
         for i in 0..self.agents.len() {
-            if self.agents[i]
-                .client
-                .as_ref()
-                .is_some_and(|c| c.pending() > MAX_PENDING_BYTES)
-            {
+            if self.agents[i].client.as_ref().is_some_and(Conn::over_limit) {
                 self.disconnect(i, "client does not read (1 MiB of output waits)");
             }
         }
@@ -567,7 +599,7 @@ impl Server {
         ));
     }
 
-    fn flush_all(&mut self) {
+    pub(super) fn flush_all(&mut self) {
         for i in 0..self.agents.len() {
             let res = match &mut self.agents[i].client {
                 Some(c) if c.pending() > 0 => c.flush(),
@@ -578,97 +610,9 @@ impl Server {
             }
         }
         if let Some((_, conns)) = &mut self.control {
-            for c in conns.iter_mut() {
+            for c in conns.iter_mut().flatten() {
                 let _ = c.flush();
             }
-        }
-    }
-
-    /// Reads the control channel and answers its requests (lockstep).
-    fn serve_control(&mut self) {
-        let mut requests: Vec<(usize, String)> = Vec::new();
-        if let Some((_, conns)) = &mut self.control {
-            let mut gone = Vec::new();
-            for (k, c) in conns.iter_mut().enumerate() {
-                let mut lines = Vec::new();
-                if c.read_lines(&mut lines).is_err() {
-                    gone.push(k);
-                }
-                requests.extend(lines.into_iter().filter(|l| !l.is_empty()).map(|l| (k, l)));
-            }
-            for k in gone.into_iter().rev() {
-                // Keep the indices (tokens) stable: a closed connection stays, unread.
-                let _ = self.poll.registry().deregister(&mut conns[k].stream);
-            }
-        }
-        for (k, line) in requests {
-            let reply = self.control_request(&line);
-            if let Some((_, conns)) = &mut self.control {
-                let c = &mut conns[k];
-                c.out.extend_from_slice(reply.to_string().as_bytes());
-                c.out.push(b'\n');
-                let _ = c.flush();
-            }
-        }
-    }
-
-    fn control_request(&mut self, line: &str) -> serde_json::Value {
-        use serde_json::json;
-        let v: serde_json::Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => return json!({"ok": false, "error": e.to_string()}),
-        };
-        let op = v
-            .get("op")
-            .or_else(|| v.get("cmd"))
-            .and_then(|o| o.as_str())
-            .unwrap_or("");
-        match op {
-            "hello" => {
-                let agents: Vec<serde_json::Value> = self
-                    .agents
-                    .iter()
-                    .enumerate()
-                    .map(|(i, a)| {
-                        json!({"name": a.name, "vehicle": "polaris", "index": i,
-                               "implement": "", "sensor_stream": 0,
-                               "rl_port": a.port, "can_udp": 0})
-                    })
-                    .collect();
-                json!({"ok": true, "op": "hello", "step": self.step, "agents": agents})
-            }
-            "step" => {
-                let steps = v.get("steps").map_or(Some(1), |s| s.as_u64());
-                let Some(k) = steps.filter(|k| (1..=1_000_000).contains(k)) else {
-                    return json!({"ok": false, "error": "steps: an integer from 1 to 1000000"});
-                };
-                // Everything the clients sent before this request applies at the next step.
-                let now = Instant::now();
-                for i in 0..self.agents.len() {
-                    self.read_agent(i, now);
-                }
-                let first = self.step;
-                for a in &mut self.agents {
-                    for (_, msg) in a.arrived.drain(..) {
-                        a.queue.push_back(Pending {
-                            due_step: first,
-                            msg,
-                        });
-                    }
-                }
-                for _ in 0..k {
-                    self.physics_step();
-                }
-                let barrier = format!("{{\"type\":\"barrier\",\"step\":{}}}\n", self.step);
-                for a in &mut self.agents {
-                    if let Some(c) = &mut a.client {
-                        c.out.extend_from_slice(barrier.as_bytes());
-                    }
-                }
-                self.flush_all();
-                json!({"ok": true, "op": "step", "barrier": self.step})
-            }
-            other => json!({"ok": false, "error": format!("unknown op `{other}` (hello, step)")}),
         }
     }
 }

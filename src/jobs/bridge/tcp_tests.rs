@@ -48,6 +48,7 @@ fn serve(lockstep: bool) -> Running {
     let opts = ServeOptions {
         ports: vec![0],
         control_port: lockstep.then_some(0),
+        observations: true,
     };
     let (ports, control, stop, handle) = spawn(
         &Config::builtin(),
@@ -147,8 +148,18 @@ fn the_reference_example_over_the_bridge() {
     let r = serve(true);
     let (mut c, ctl) = connect(&r);
     let mut ctl = ctl.unwrap();
-    c.send(&serde_json::json!({"dbw": {"enable": true}, "gear_cmd": {"cmd": 4}}))
+    // As in the reference: no gear command; the lever stands in low.
+    c.send(&serde_json::json!({"dbw": {"enable": true}}))
         .unwrap();
+    let first = reports(&step(&mut c, &mut ctl, 1)).remove(0);
+    assert_eq!(
+        (
+            first.gear_report.gear,
+            first.gear_report.cmd,
+            first.gear_report.driver
+        ),
+        (5, 0, 5)
+    );
     let mut last = None;
     for k in 0..300u64 {
         c.send(&serde_json::json!({
@@ -169,6 +180,12 @@ fn the_reference_example_over_the_bridge() {
     assert_eq!(rep.steering_report.steering_wheel_angle, 60.0);
     assert!(rep.steering_report.enabled && !rep.steering_report.timeout);
     assert!(r.logged("ACRES_DBW_ENABLED agent=polaris t=0.000"));
+    // 0.4 s after the last command: timed out, and vel_ref follows vel_meas.
+    let rep = reports(&step(&mut c, &mut ctl, 48)).pop().unwrap();
+    let u = &rep.ulc_report;
+    assert!(u.timeout && !u.enabled, "{u:?}");
+    assert_eq!(u.vel_ref, u.vel_meas);
+    assert!(u.vel_meas > 1.0, "{u:?}");
 }
 
 #[test]
@@ -252,22 +269,33 @@ fn bad_input_is_logged_and_the_server_serves_the_next_client() {
         .unwrap();
     step(&mut c, &mut ctl, 1);
     assert!(r.wait_logged("ACRES_RL_HUD agent=polaris hud=\"run 12\" reward=48.3 success_pct=60"));
-    let mut raw = std::net::TcpStream::connect(("127.0.0.1", r.port)).unwrap();
+    // A second client waits in the backlog: nothing for it while the first is served,
+    // then the bridge's lines once the first has gone.
+    let raw = std::net::TcpStream::connect(("127.0.0.1", r.port)).unwrap();
+    raw.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
     let mut buf = [0u8; 16];
-    raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    // A second client is closed at once.
-    assert_eq!(raw.read(&mut buf).unwrap_or(0), 0);
     assert!(r.wait_logged("ACRES_RL_BUSY"));
     step(&mut c, &mut ctl, 12);
+    let waiting = (&raw).read(&mut buf);
+    assert!(
+        matches!(&waiting, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut),
+        "the second client got {waiting:?}"
+    );
     drop(c);
     assert!(r.wait_logged("ACRES_RL_DISCONNECTED"));
+    let mut second = BridgeConn::from_stream(raw).unwrap();
+    let lines = step(&mut second, &mut ctl, 12);
+    assert_eq!(reports(&lines).len(), 5);
+    drop(second);
+    assert!(r.wait_logged("ACRES_RL_DISCONNECTED peer closed"));
     // The next client sends bad lines and a 1 MiB line.
     let mut s = std::net::TcpStream::connect(("127.0.0.1", r.port)).unwrap();
     assert!(r.wait_logged("ACRES_RL_CONNECTED port"));
     s.write_all(b"[1, 2]\n{broken\n{\"steering_cmd\": {\"cmd\": \"left\"}}\n{\"ulc_cmd\": {\"cmd\": 1, \"cmd_type\": 7, \"enable\": true}}\n").unwrap();
     ctl.step(3).unwrap();
     assert!(r.wait_logged("ACRES_RL_BAD_MESSAGE agent=polaris not a JSON object"));
-    assert!(r.wait_logged("ACRES_RL_BAD_MESSAGE agent=polaris key must be a string"));
+    assert!(r.wait_logged("ACRES_RL_BAD_MESSAGE agent=polaris not JSON: key must be a string"));
     assert!(r.wait_logged("ACRES_RL_BAD_MESSAGE agent=polaris steering_cmd"));
     assert!(r.wait_logged("ACRES_DBW_REJECTED ulc_cmd cmd_type 7 (not modelled)"));
     let big = vec![b'a'; (1 << 20) + 10];
@@ -313,6 +341,13 @@ fn on_disconnect_the_dbw_is_disabled_and_the_vehicle_brakes() {
     let v0 = reps[0].ulc_report.vel_meas;
     assert!(v0 > 1.0, "it was moving: {v0}");
     assert!(!reps[0].system_report.enabled);
+    // The bridge's brake shows in the report, outside the DBW like a pedal.
+    let b = &reps[0].brake_report;
+    assert!(
+        b.pressure_input > 0.0 && b.pressure_output >= b.pressure_input,
+        "{b:?}"
+    );
+    assert_eq!(b.percent_output, 100.0);
     let reps = reports(&step(&mut c, &mut ctl, 480));
     let v1 = reps.last().unwrap().ulc_report.vel_meas;
     assert!(v1.abs() < 0.05, "braked to a stop: {v1}");
@@ -355,6 +390,7 @@ fn one_vehicle_per_port_in_one_world() {
     let opts = ServeOptions {
         ports: vec![0, 0],
         control_port: Some(0),
+        observations: true,
     };
     let (ports, control, stop, handle) =
         spawn(&Config::builtin(), &s, &opts, Box::new(|_: &str| {})).unwrap();

@@ -151,6 +151,111 @@ pub struct DbwCommands {
     pub drive_mode: Option<DriveMode>,
 }
 
+/// A value checked against the range of its field (docs/bridge.md "Ranges"): generous
+/// bounds of what the vehicle can mean, so that an absurd number (1e308) never reaches
+/// the model. Returns the refusal, naming the field.
+fn within(field: &str, v: f64, lo: f64, hi: f64, unit: &str) -> Result<(), String> {
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{field}: {v} is outside {lo} to {hi} {unit}"))
+    }
+}
+
+fn steering_in_range(c: &SteeringCmd) -> Result<(), String> {
+    let (lo, hi, unit) = match c.cmd_type {
+        2 => (-1000.0, 1000.0, "deg"),
+        3 => (-10.0, 10.0, "1/m"),
+        4 => (-10.0, 10.0, "rad/s"),
+        14 => (-100.0, 100.0, "%"),
+        _ => (f64::MIN, f64::MAX, ""),
+    };
+    within("steering_cmd.cmd", c.cmd, lo, hi, unit)?;
+    within("steering_cmd.cmd_rate", c.cmd_rate, 0.0, 10_000.0, "deg/s")?;
+    within(
+        "steering_cmd.cmd_accel",
+        c.cmd_accel,
+        0.0,
+        100_000.0,
+        "deg/s²",
+    )
+}
+
+fn throttle_in_range(c: &ThrottleCmd) -> Result<(), String> {
+    within("throttle_cmd.cmd", c.cmd, 0.0, 100.0, "%")?;
+    within("throttle_cmd.rate_inc", c.rate_inc, 0.0, 10_000.0, "%/s")?;
+    within("throttle_cmd.rate_dec", c.rate_dec, 0.0, 10_000.0, "%/s")
+}
+
+fn brake_in_range(c: &BrakeCmd) -> Result<(), String> {
+    let (hi, unit) = if c.cmd_type == 1 {
+        (200.0, "bar")
+    } else {
+        (100.0, "%")
+    };
+    within("brake_cmd.cmd", c.cmd, 0.0, hi, unit)?;
+    within("brake_cmd.rate_inc", c.rate_inc, 0.0, 10_000.0, "per s")?;
+    within("brake_cmd.rate_dec", c.rate_dec, 0.0, 10_000.0, "per s")
+}
+
+fn ulc_in_range(c: &UlcCmd) -> Result<(), String> {
+    let (lo, hi, unit) = if c.cmd_type == 2 {
+        (-10.0, 10.0, "m/s²")
+    } else {
+        (-40.0, 40.0, "m/s")
+    };
+    within("ulc_cmd.cmd", c.cmd, lo, hi, unit)?;
+    within("ulc_cmd.limit_accel", c.limit_accel, 0.0, 10.0, "m/s²")?;
+    within("ulc_cmd.limit_decel", c.limit_decel, 0.0, 10.0, "m/s²")?;
+    within(
+        "ulc_cmd.limit_jerk_throttle",
+        c.limit_jerk_throttle,
+        0.0,
+        100.0,
+        "m/s³",
+    )?;
+    within(
+        "ulc_cmd.limit_jerk_brake",
+        c.limit_jerk_brake,
+        0.0,
+        100.0,
+        "m/s³",
+    )
+}
+
+impl DbwCommands {
+    /// Drops each command object with a number outside its field's range (a refusal, not
+    /// a clamp: the subsystem keeps its previous command) and says why, one message per
+    /// refused object.
+    pub fn refuse_out_of_range(&mut self) -> Vec<String> {
+        let mut why = Vec::new();
+        fn check<T>(slot: &mut Option<T>, f: fn(&T) -> Result<(), String>, why: &mut Vec<String>) {
+            if let Some(Err(e)) = slot.as_ref().map(f) {
+                why.push(e);
+                *slot = None;
+            }
+        }
+        check(&mut self.steering_cmd, steering_in_range, &mut why);
+        check(&mut self.throttle_cmd, throttle_in_range, &mut why);
+        check(&mut self.brake_cmd, brake_in_range, &mut why);
+        check(&mut self.ulc_cmd, ulc_in_range, &mut why);
+        why
+    }
+
+    /// This line's commands with a later line's laid over them: each key of `later`
+    /// replaces this one's (the queue keeps the last command of a subsystem due at one
+    /// step).
+    pub fn merge(&mut self, later: DbwCommands) {
+        self.dbw = later.dbw.or(self.dbw);
+        self.steering_cmd = later.steering_cmd.or(self.steering_cmd);
+        self.throttle_cmd = later.throttle_cmd.or(self.throttle_cmd);
+        self.brake_cmd = later.brake_cmd.or(self.brake_cmd);
+        self.gear_cmd = later.gear_cmd.or(self.gear_cmd);
+        self.ulc_cmd = later.ulc_cmd.or(self.ulc_cmd);
+        self.drive_mode = later.drive_mode.or(self.drive_mode);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

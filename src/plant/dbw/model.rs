@@ -146,6 +146,13 @@ impl Dbw {
         self.gear_cmd = gear;
     }
 
+    /// Puts the gear lever in `gear` by hand, with no gear command (the bridge's start:
+    /// the lever stands in low).
+    pub fn set_lever(&mut self, gear: u8) {
+        self.gear = gear;
+        self.gear_cmd = 0;
+    }
+
     /// The gear engaged: 1 park, 2 reverse, 3 neutral, 4 high, 5 low.
     pub fn gear(&self) -> u8 {
         self.gear
@@ -441,6 +448,10 @@ impl Dbw {
         } else {
             self.stop_hold = false;
             self.stop_brake = 0.0;
+            // Off, the ULC's reference follows the measured speed (vehicle-bridge.md: 0.4 s
+            // after the last command, vel_ref equals vel_meas).
+            self.vel_ref = speed_mps;
+            self.accel_ref = 0.0;
             if self.engaged(&self.throttle, step) {
                 throttle_want = self.throttle_target;
             }
@@ -529,7 +540,9 @@ impl Dbw {
             },
             ulc_report: UlcReport {
                 cmd_type: if ulc_on { self.ulc.cmd_type } else { 0 },
-                vel_ref: self.vel_ref,
+                // Off, the reference is the measured speed (vehicle-bridge.md's report
+                // 0.4 s after the last command).
+                vel_ref: if ulc_on { self.vel_ref } else { speed_mps },
                 vel_meas: speed_mps,
                 accel_ref: self.accel_ref,
                 accel_meas: accel_mps2,
