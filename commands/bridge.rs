@@ -2,16 +2,16 @@
 //! and as a client that drives a vehicle through it.
 
 use crate::Global;
-use acres::chain::VehicleState;
 use acres::jobs::bridge::client::{
-    BridgeConn, Control, DEMO_STEPS, DriveOptions, DriveSink, Driver, Tick, drive, parse_steps,
+    BridgeConn, Control, DEMO_STEPS, DriveOptions, DriveSink, Driver, Ending, ReportRow, Tick,
+    drive, parse_steps,
 };
 use acres::jobs::bridge::server::{ServeOptions, Server};
-use acres::plant::dbw::DbwReport;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8};
 
 /// The vehicle bridge of vehicle-bridge.md: serve a simulated Polaris, or drive one.
 #[derive(Debug, clap::Args)]
@@ -142,6 +142,9 @@ struct ClientArgs {
     /// 2 or 3 physics steps: 50 Hz of simulated time).
     #[arg(long, value_name = "PORT")]
     control_port: Option<u16>,
+    /// Stop after S seconds of driving (simulated time), then the final stop.
+    #[arg(long, value_name = "S", value_parser = crate::output::non_negative)]
+    duration: Option<f64>,
 }
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
@@ -186,10 +189,27 @@ fn serve(config: &acres::config::Config, a: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The CSV and the record of a drive.
+/// A CSV row before the header is known: the leading cells, the report's named fields,
+/// the scan.
+type WaitingRow = (Vec<String>, Vec<(String, String)>, Option<Vec<Option<f64>>>);
+
+/// The report CSV of a drive, written as the drive goes: the header waits for the first
+/// observation (at most 100 reports), so that the scan columns are there when the bridge
+/// sends a scan.
+struct CsvSink {
+    w: csv::Writer<std::fs::File>,
+    /// The scan columns of the header, once it is written.
+    beams: Option<usize>,
+    waiting: Vec<WaitingRow>,
+    rows: u64,
+}
+
+/// The sinks of a drive: the CSV and the record, each a plain file flushed every second
+/// of the drive, so that what was received is kept whatever ends the drive.
 struct Sinks {
-    csv: Option<(csv::Writer<acres::formats::atomic::AtomicFile>, bool)>,
-    record: Option<acres::formats::atomic::AtomicFile>,
+    csv: Option<CsvSink>,
+    record: Option<std::io::BufWriter<std::fs::File>>,
+    ticks: u64,
 }
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
@@ -209,61 +229,88 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>)
     }
 }
 
-impl DriveSink for Sinks {
-    fn report(
-        &mut self,
-        r: &DbwReport,
-        state: Option<&VehicleState>,
-        cmd: (f64, f64),
-    ) -> std::io::Result<()> {
-        let Some((w, header_done)) = &mut self.csv else {
-            return Ok(());
-        };
+/// The first columns of the report CSV.
+const CSV_LEAD: [&str; 7] = [
+    "t",
+    "x_m",
+    "y_m",
+    "yaw_rad",
+    "speed_mps",
+    "cmd_speed_mps",
+    "cmd_curvature_per_m",
+];
+
+impl CsvSink {
+    fn row(&mut self, r: &ReportRow) -> std::io::Result<()> {
         let mut fields = Vec::new();
-        let v = serde_json::to_value(r).map_err(std::io::Error::other)?;
+        let v = serde_json::to_value(r.report).map_err(std::io::Error::other)?;
         flatten("", &v, &mut fields);
         fields.retain(|(k, _)| k != "t");
-        if !*header_done {
-            let mut h: Vec<String> = [
-                "t",
-                "x_m",
-                "y_m",
-                "yaw_rad",
-                "speed_mps",
-                "cmd_speed_mps",
-                "cmd_curvature_per_m",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-            h.extend(fields.iter().map(|(k, _)| k.clone()));
-            w.write_record(&h)?;
-            *header_done = true;
-        }
-        let (x, y, yaw, v) = match state {
-            Some(s) => (
-                s.pose.x_m.to_string(),
-                s.pose.y_m.to_string(),
-                s.pose.yaw_rad.to_string(),
-                s.speed_mps.to_string(),
-            ),
+        let pose = match r.state {
+            Some(s) => [s.pose.x_m, s.pose.y_m, s.pose.yaw_rad, s.speed_mps].map(|x| x.to_string()),
             None => Default::default(),
         };
-        let mut row = vec![
-            r.t.to_string(),
-            x,
-            y,
-            yaw,
-            v,
-            cmd.0.to_string(),
-            cmd.1.to_string(),
-        ];
-        row.extend(fields.into_iter().map(|(_, v)| v));
-        w.write_record(&row)?;
+        let mut lead = vec![r.report.t.to_string()];
+        lead.extend(pose);
+        lead.extend([r.cmd.0.to_string(), r.cmd.1.to_string()]);
+        self.waiting.push((lead, fields, r.scan.map(<[_]>::to_vec)));
+        if self.beams.is_none() && (r.state.is_some() || self.waiting.len() >= 100) {
+            let beams = r.scan.map_or(0, <[_]>::len);
+            let mut h: Vec<String> = CSV_LEAD.iter().map(|s| s.to_string()).collect();
+            h.extend(self.waiting[0].1.iter().map(|(k, _)| k.clone()));
+            h.extend((0..beams).map(|i| format!("scan_{i}")));
+            self.w.write_record(&h)?;
+            self.beams = Some(beams);
+        }
+        if self.beams.is_some() {
+            self.drain()?;
+        }
         Ok(())
     }
 
+    /// Writes the rows waiting for the header.
+    fn drain(&mut self) -> std::io::Result<()> {
+        let beams = self.beams.unwrap_or(0);
+        for (lead, fields, scan) in std::mem::take(&mut self.waiting) {
+            let mut row = lead;
+            row.extend(fields.into_iter().map(|(_, v)| v));
+            let scan = scan.unwrap_or_default();
+            row.extend((0..beams).map(|i| match scan.get(i) {
+                Some(Some(x)) => x.to_string(),
+                _ => String::new(),
+            }));
+            self.w.write_record(&row)?;
+            self.rows += 1;
+            if self.rows % 50 == 0 {
+                self.w.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what waits (the header too, when no observation came) and flushes.
+    fn finish(&mut self) -> std::io::Result<()> {
+        if self.beams.is_none() && !self.waiting.is_empty() {
+            let mut h: Vec<String> = CSV_LEAD.iter().map(|s| s.to_string()).collect();
+            h.extend(self.waiting[0].1.iter().map(|(k, _)| k.clone()));
+            self.w.write_record(&h)?;
+            self.beams = Some(0);
+        }
+        self.drain()?;
+        self.w.flush()
+    }
+}
+
+impl DriveSink for Sinks {
+    fn report(&mut self, r: &ReportRow) -> std::io::Result<()> {
+        match &mut self.csv {
+            Some(c) => c.row(r),
+            None => Ok(()),
+        }
+    }
+
     fn tick(&mut self, t: &Tick) -> std::io::Result<()> {
+        self.ticks += 1;
         let (Some(f), Some(state)) = (&mut self.record, &t.state) else {
             return Ok(());
         };
@@ -275,12 +322,57 @@ impl DriveSink for Sinks {
         };
         let rec = serde_json::json!({"step": t.step, "t": t.t, "state": state, "scan": t.scan, "row": row});
         serde_json::to_writer(&mut *f, &rec).map_err(std::io::Error::other)?;
-        f.write_all(b"\n")
+        f.write_all(b"\n")?;
+        if self.ticks % 50 == 0 {
+            f.flush()?;
+        }
+        Ok(())
     }
 }
 
-fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
-    let driver = match (&a.steps, &a.path) {
+impl Sinks {
+    /// Opens the files named (each folder must exist; checked before connecting).
+    fn open(a: &ClientArgs) -> anyhow::Result<Sinks> {
+        let create = |p: &PathBuf| {
+            std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))
+        };
+        Ok(Sinks {
+            csv: match &a.log {
+                Some(p) => Some(CsvSink {
+                    w: csv::Writer::from_writer(create(p)?),
+                    beams: None,
+                    waiting: Vec::new(),
+                    rows: 0,
+                }),
+                None => None,
+            },
+            record: match &a.record {
+                Some(p) => Some(std::io::BufWriter::new(create(p)?)),
+                None => None,
+            },
+            ticks: 0,
+        })
+    }
+
+    /// Completes both files; says what each holds.
+    fn finish(&mut self, a: &ClientArgs) -> anyhow::Result<String> {
+        let mut kept = Vec::new();
+        if let (Some(c), Some(p)) = (&mut self.csv, &a.log) {
+            c.finish()
+                .with_context(|| format!("writing {}", p.display()))?;
+            kept.push(format!("{} reports in {}", c.rows, p.display()));
+        }
+        if let (Some(f), Some(p)) = (&mut self.record, &a.record) {
+            f.flush()
+                .with_context(|| format!("writing {}", p.display()))?;
+            kept.push(format!("the ticks in {}", p.display()));
+        }
+        Ok(kept.join(" and "))
+    }
+}
+
+fn driver_of(config: &acres::config::Config, a: &ClientArgs) -> anyhow::Result<Driver> {
+    Ok(match (&a.steps, &a.path) {
         (_, Some(p)) => Driver::path(config, acres::chain::path::Path::load(p)?)
             .map_err(|e| anyhow::anyhow!(e))?,
         (Some(s), None) => {
@@ -295,29 +387,31 @@ fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
             Driver::Steps(parse_steps(&name, &text).map_err(|e| anyhow::anyhow!(e))?)
         }
         (None, None) => Driver::Steps(parse_steps("demo", DEMO_STEPS).expect("the demo parses")),
-    };
-    let mut sinks = Sinks {
-        csv: match &a.log {
-            Some(p) => Some((
-                csv::Writer::from_writer(
-                    acres::formats::atomic::AtomicFile::create(p)
-                        .with_context(|| format!("writing {}", p.display()))?,
-                ),
-                false,
-            )),
-            None => None,
-        },
-        record: match &a.record {
-            Some(p) => Some(
-                acres::formats::atomic::AtomicFile::create(p)
-                    .with_context(|| format!("writing {}", p.display()))?,
-            ),
-            None => None,
-        },
-    };
-    let mut conn = BridgeConn::connect(&a.host, a.port)
-        .with_context(|| format!("connecting to {}:{}", a.host, a.port))?;
-    println!("connected to {}:{}", a.host, a.port);
+    })
+}
+
+/// Ctrl-C counts into the flag (the first commands the stop, the second cuts it short).
+fn interrupt_flag() -> Arc<AtomicU8> {
+    let flag = Arc::new(AtomicU8::new(0));
+    let f = flag.clone();
+    let _ = ctrlc::set_handler(move || {
+        let n = f.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if n == 0 {
+            eprintln!(
+                "acres: interrupted: commanding the stop, then disabling the DBW (Ctrl-C again: disable now)"
+            );
+        }
+    });
+    flag
+}
+
+fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
+    let driver = driver_of(config, &a)?;
+    let mut sinks = Sinks::open(&a)?;
+    let where_ = format!("{}:{}", a.host, a.port);
+    let mut conn =
+        BridgeConn::connect(&a.host, a.port).with_context(|| format!("connecting to {where_}"))?;
+    println!("connected to {where_}");
     let mut control = match a.control_port {
         Some(p) => Some(
             Control::connect(&a.host, p)
@@ -325,23 +419,29 @@ fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let opts = DriveOptions {
-        delay_s: a.delay,
-        hud: a.hud.clone(),
-        steering_ratio: config.control.dbw.steering.ratio,
-        wheelbase_m: config.control.vehicle.wheelbase_m,
-        beams: config.control.corridor.beams as usize,
+    let mut opts = DriveOptions::of(config);
+    opts.delay_s = a.delay;
+    opts.hud = a.hud.clone();
+    opts.duration_s = a.duration;
+    opts.interrupt = Some(interrupt_flag());
+    // The bridge's errors are not ours to hide: a closed socket is a failed drive, not a
+    // closed stdout (which exits quietly).
+    let result = drive(&mut conn, control.as_mut(), driver, &opts, &mut sinks)
+        .map_err(|e| anyhow::anyhow!("the bridge at {where_}: {e}"));
+    let kept = sinks.finish(&a)?;
+    let kept = if kept.is_empty() {
+        String::new()
+    } else {
+        format!("; kept {kept}")
     };
-    let sum = drive(&mut conn, control.as_mut(), driver, &opts, &mut sinks)?;
-    if let Some((w, _)) = sinks.csv {
-        let f = w
-            .into_inner()
-            .map_err(|e| anyhow::anyhow!("{}", e.error()))?;
-        f.commit().context("writing the CSV")?;
-    }
-    if let Some(f) = sinks.record {
-        f.commit().context("writing the record")?;
-    }
+    let sum = match result {
+        Ok(sum) => sum,
+        Err(e) => anyhow::bail!("{e:#}: the drive ended early{kept}"),
+    };
     println!("done: {} DBW reports received", sum.reports);
-    Ok(())
+    match sum.ending {
+        Ending::NoProgress(why) => anyhow::bail!("{why}: the drive ended early{kept}"),
+        Ending::Interrupted => anyhow::bail!("interrupted: the drive ended early{kept}"),
+        Ending::Finished | Ending::Duration => Ok(()),
+    }
 }

@@ -2,7 +2,8 @@
 //! `acres sim --log` and `acres bridge client --record` (one [`Record`] per line; other
 //! keys are ignored), and CSV files with the columns of [`CSV_COLUMNS`] (a report CSV of
 //! `acres bridge client --log` holds them; a CSV without scan columns replays with an
-//! empty scan, so the obstacle rule sees nothing). Read one record at a time, in constant
+//! empty scan, so the obstacle rule sees nothing; rows with no pose at all, the reports
+//! before a client's first observation, are skipped). Read one record at a time, in constant
 //! memory.
 
 use crate::chain::shield::Pose;
@@ -195,6 +196,14 @@ impl CsvColumns {
         c.map(|i| self.num(rec, i)).transpose()
     }
 
+    /// Whether the row has no pose at all (`x_m`, `y_m` and `yaw_rad` empty): a report
+    /// of a bridge client before its first observation, which is skipped.
+    fn no_pose(&self, rec: &csv::StringRecord) -> bool {
+        self.required[1..4]
+            .iter()
+            .all(|&i| rec.get(i).unwrap_or("").trim().is_empty())
+    }
+
     /// The record of one row; an empty scan cell is no return.
     fn record(&self, rec: &csv::StringRecord, step: u64) -> Result<Record, String> {
         let v: Vec<f64> = self
@@ -279,6 +288,9 @@ fn read_csv(
             }
         }
         let line = rec.position().map_or(0, |p| p.line());
+        if cols.no_pose(&rec) {
+            continue;
+        }
         match cols.record(&rec, step) {
             Ok(r) => {
                 each(line, &r)?;

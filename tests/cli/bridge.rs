@@ -208,7 +208,6 @@ fn the_client_follows_a_path_and_its_record_replays() {
         csv_path.to_str().unwrap(),
         "--route",
         &route,
-        "--skip-bad",
         "--format",
         "json",
     ]);
@@ -269,4 +268,198 @@ fn measure_through_the_bridge_agrees_with_the_process() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("one class"), "{err}");
+}
+
+/// The opening scenario without its object, at rest: as a file, and its route alone.
+fn open_ground(dir: &std::path::Path) -> (String, String) {
+    let text = std::fs::read_to_string(data("scenarios/opening.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["obstacles"] = serde_json::json!([]);
+    v["start"]["speed_mps"] = serde_json::json!(0.0);
+    let (scen, route) = (dir.join("open.json"), dir.join("route.json"));
+    std::fs::write(&scen, v.to_string()).unwrap();
+    std::fs::write(&route, v["route"].to_string()).unwrap();
+    (
+        scen.to_str().unwrap().to_string(),
+        route.to_str().unwrap().to_string(),
+    )
+}
+
+/// The lateral offset y of a trace at x, by linear interpolation (None off its ends).
+fn y_at(trace: &[(f64, f64)], x: f64) -> Option<f64> {
+    trace.windows(2).find_map(|w| {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        (x0 <= x && x <= x1 && x1 > x0).then(|| y0 + (y1 - y0) * (x - x0) / (x1 - x0))
+    })
+}
+
+/// `bridge client --path` steers from the observed pose carried forward by the 50 Hz
+/// reports (observations come at 10 Hz): its trace through the bridge is the in-process
+/// sim's within 0.2 m, settled on the path as the sim's.
+#[test]
+fn the_path_client_follows_through_the_bridge_as_the_sim_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scen, route) = open_ground(dir.path());
+    let s = serve(Some(&scen));
+    let (csv_path, log) = (dir.path().join("drive.csv"), dir.path().join("sim.jsonl"));
+    let (code, _, err) = run(&[
+        "bridge",
+        "client",
+        "--port",
+        &s.port.to_string(),
+        "--control-port",
+        &s.control.to_string(),
+        "--path",
+        &route,
+        "--log",
+        csv_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&[
+        "sim",
+        "--scenario",
+        &scen,
+        "--log",
+        log.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let sim: Vec<(f64, f64)> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let p = &v["state"]["pose"];
+            (p["x_m"].as_f64().unwrap(), p["y_m"].as_f64().unwrap())
+        })
+        .collect();
+    let mut rd = csv::Reader::from_path(&csv_path).unwrap();
+    let h = rd.headers().unwrap().clone();
+    let (cx, cy) = (
+        h.iter().position(|c| c == "x_m").unwrap(),
+        h.iter().position(|c| c == "y_m").unwrap(),
+    );
+    let bridge: Vec<(f64, f64)> = rd
+        .records()
+        .map(|r| r.unwrap())
+        .filter(|r| !r[cx].is_empty())
+        .map(|r| (r[cx].parse().unwrap(), r[cy].parse().unwrap()))
+        .collect();
+    let mut compared = 0;
+    for x in (0..58).map(f64::from) {
+        if let (Some(a), Some(b)) = (y_at(&sim, x), y_at(&bridge, x)) {
+            assert!((a - b).abs() < 0.2, "at x {x}: sim {a:.3}, bridge {b:.3}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 50, "{compared} stations compared");
+    for x in (26..58).map(f64::from) {
+        let y = y_at(&bridge, x).unwrap();
+        assert!(y.abs() < 0.2, "at x {x}: {y:.3} off the path");
+    }
+}
+
+/// A path drive that stands before an object ends with the stop, the disable, an error
+/// naming where it stood, and the CSV kept; --duration ends a drive early with exit 0.
+#[test]
+fn a_drive_always_ends() {
+    let s = serve(None);
+    let dir = tempfile::tempdir().unwrap();
+    let (_, route) = open_ground(dir.path());
+    let csv_path = dir.path().join("drive.csv");
+    let (code, out, err) = run(&[
+        "bridge",
+        "client",
+        "--port",
+        &s.port.to_string(),
+        "--control-port",
+        &s.control.to_string(),
+        "--path",
+        &route,
+        "--log",
+        csv_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("no progress: the vehicle stood for 10 s"),
+        "{err}"
+    );
+    assert!(err.contains("kept") && err.contains("drive.csv"), "{err}");
+    assert!(s.has("ACRES_DBW_DISABLED"));
+    let rows = csv::Reader::from_path(&csv_path).unwrap().records().count();
+    assert!(rows > 1000, "{rows} rows kept");
+    let (code, out, err) = run(&[
+        "bridge",
+        "client",
+        "--port",
+        &s.port.to_string(),
+        "--control-port",
+        &s.control.to_string(),
+        "--steps",
+        "demo",
+        "--duration",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // 2 s, the 3 s stop and the disable's 0.1 s, at 50 Hz.
+    assert!(out.contains("done: 255 DBW reports received"), "{out}");
+}
+
+/// A bridge that closes the connection at once (busy, or not a bridge): exit 1 with a
+/// message, never a quiet success.
+#[test]
+fn a_connection_closed_at_once_is_a_failed_drive() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            drop(c);
+        }
+    });
+    let (code, _, err) = run(&["bridge", "client", "--port", &port.to_string()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!("the bridge at 127.0.0.1:{port}")),
+        "{err}"
+    );
+}
+
+/// Ctrl-C in a real-time drive: the stop, the disable, the CSV kept, exit 1.
+#[test]
+fn ctrl_c_stops_disables_and_keeps_what_was_received() {
+    let s = super::bridge::serve_with(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let csv_path = dir.path().join("drive.csv");
+    let child = Command::new(env!("CARGO_BIN_EXE_acres"))
+        .args([
+            "bridge",
+            "client",
+            "--port",
+            &s.port.to_string(),
+            "--steps",
+            "demo",
+        ])
+        .args(["--log", csv_path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(s.has("ACRES_DBW_DISABLED"));
+    let mut rd = csv::Reader::from_path(&csv_path).unwrap();
+    let h = rd.headers().unwrap().clone();
+    let en = h.iter().position(|c| c == "system_report.enabled").unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    // Stopped well before the demo's 6 s and its 3 s stop, disabled at the end.
+    assert!((100..400).contains(&rows.len()), "{} rows", rows.len());
+    assert_eq!(&rows.last().unwrap()[en], "false");
 }

@@ -18,6 +18,8 @@ use crate::plant::dbw::DbwReport;
 use serde::Deserialize;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpStream;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU8;
 use std::time::{Duration, Instant};
 
 /// One line from a bridge.
@@ -40,6 +42,8 @@ pub struct ObservationIn {
     pub yaw_deg: f64,
     pub vx: f64,
     pub yaw_rate: f64,
+    /// The road wheel angle, rad, left positive.
+    pub steer_rad: f64,
     pub gear: Option<u8>,
     pub scan: Option<Vec<Option<f64>>>,
     /// Our extensions: the lateral acceleration (right positive) and wheel lift.
@@ -291,6 +295,61 @@ pub struct DriveOptions {
     pub steering_ratio: f64,
     pub wheelbase_m: f64,
     pub beams: usize,
+    /// Simulated seconds after which the drive stops (None: until the steps or the path
+    /// end).
+    pub duration_s: Option<f64>,
+    /// Set to interrupt the drive (Ctrl-C): the stop is commanded and the DBW disabled;
+    /// set twice, the stop is cut short.
+    pub interrupt: Option<Arc<AtomicU8>>,
+}
+
+impl DriveOptions {
+    /// The options of a vehicle of `config`, no delay, HUD, duration or interrupt.
+    pub fn of(config: &Config) -> DriveOptions {
+        DriveOptions {
+            delay_s: 0.0,
+            hud: None,
+            steering_ratio: config.control.dbw.steering.ratio,
+            wheelbase_m: config.control.vehicle.wheelbase_m,
+            beams: config.control.corridor.beams as usize,
+            duration_s: None,
+            interrupt: None,
+        }
+    }
+
+    fn interrupts(&self) -> u8 {
+        self.interrupt
+            .as_ref()
+            .map_or(0, |i| i.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// A drive by `--path` that stands (speed below 0.05 m/s) this long, simulated, while the
+/// route is not done has no progress: it ends with the stop and an error.
+pub const NO_PROGRESS_S: f64 = 10.0;
+
+/// The final stop: 3 s of speed 0 (vehicle-bridge.md's dbw_client.py), then disable.
+pub const FINAL_STOP_TICKS: u64 = 150;
+
+/// Why a drive ended.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Ending {
+    /// The steps file's end, or the route's end.
+    #[default]
+    Finished,
+    /// `duration_s` was reached.
+    Duration,
+    /// The vehicle stood for [`NO_PROGRESS_S`] before the route's end.
+    NoProgress(String),
+    /// Interrupted (Ctrl-C).
+    Interrupted,
+}
+
+impl Ending {
+    /// Whether the drive did not do what it was given.
+    pub fn is_early(&self) -> bool {
+        matches!(self, Ending::NoProgress(_) | Ending::Interrupted)
+    }
 }
 
 /// One tick of a drive, for the record and the CSV.
@@ -305,15 +364,19 @@ pub struct Tick {
     pub row: Option<CommandRow>,
 }
 
-/// The sinks of a drive: each report (with the last observed state and the command
-/// sent), each tick.
+/// One report as the sinks get it: with the state at its time (the last observation
+/// carried forward; None before the first), the last observed scan and the command sent.
+pub struct ReportRow<'a> {
+    pub report: &'a DbwReport,
+    pub state: Option<&'a VehicleState>,
+    pub scan: Option<&'a [Option<f64>]>,
+    /// The ULC speed and the curvature sent, m/s and 1/m.
+    pub cmd: (f64, f64),
+}
+
+/// The sinks of a drive: each report, each tick.
 pub trait DriveSink {
-    fn report(
-        &mut self,
-        r: &DbwReport,
-        state: Option<&VehicleState>,
-        cmd: (f64, f64),
-    ) -> io::Result<()>;
+    fn report(&mut self, r: &ReportRow) -> io::Result<()>;
     fn tick(&mut self, t: &Tick) -> io::Result<()>;
 }
 
@@ -324,6 +387,7 @@ pub struct DriveSummary {
     pub observations: u64,
     pub ticks: u64,
     pub last_report: Option<DbwReport>,
+    pub ending: Ending,
 }
 
 fn commands(speed: f64, steering: (f64, u8), gear: Option<u8>) -> serde_json::Value {
@@ -337,8 +401,10 @@ fn commands(speed: f64, steering: (f64, u8), gear: Option<u8>) -> serde_json::Va
     v
 }
 
-/// Drives through `conn` until the steps end or the path is done, then stops for 3 s
-/// and disables the DBW. With `control` the server is stepped in lockstep.
+/// Drives through `conn` until the steps end, the path is done, the duration is reached,
+/// the drive makes no progress or it is interrupted; then stops (3 s, or until the
+/// vehicle stands after an interrupt) and disables the DBW. With `control` the server is
+/// stepped in lockstep. The summary says why it ended.
 pub fn drive(
     conn: &mut BridgeConn,
     mut control: Option<&mut Control>,
@@ -354,14 +420,18 @@ pub fn drive(
         conn.send(&serde_json::json!({"hud": h}))?;
     }
     let start = Instant::now();
-    let mut d = DriveState::new();
+    let mut d = DriveState::new(opts.wheelbase_m);
+    let path = matches!(driver, Driver::Path(_));
     let mut k = 0u64;
     loop {
         let t = k as f64 / 50.0;
+        if control.is_none() {
+            d.catch_up(Instant::now());
+        }
+        d.check_end(t, path, opts);
         let (cmd, row) = d.command(&mut driver, k, t, opts)?;
         if let Some(n) = d.stop_ticks {
-            // The final stop: 3 s of speed 0, then disable.
-            if n >= 150 {
+            if d.stop_done(n, opts) {
                 break;
             }
             d.stop_ticks = Some(n + 1);
@@ -384,7 +454,9 @@ pub fn drive(
                 let barrier = c.step(tick_steps(k))?;
                 loop {
                     let Some(l) = conn.read_line(Some(Duration::from_secs(10)))? else {
-                        return Err(io::Error::other("no barrier from the bridge"));
+                        return Err(io::Error::other(
+                            "no barrier from the bridge in 10 s (does another client hold it?)",
+                        ));
                     };
                     if d.on_line(l, sink, &cmd)? == Some(barrier) {
                         break;
@@ -427,9 +499,74 @@ impl TickCommand {
     };
 }
 
-/// What a drive knows between ticks: the last observation and gear, the held values of a
-/// steps file, the final stop's tick count, the counts so far.
+/// The vehicle's state between observations: the last observed pose carried forward by
+/// the 50 Hz reports (kinematic bicycle: speed `vel_meas`, curvature
+/// tan(`road_wheel_rad`) / wheelbase, each held until the next report). Observations come
+/// at 10 Hz; a chain fed the pose of up to 0.1 s ago steers late and weaves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeadReckoning {
+    /// The simulated time of the state, s.
+    pub t: f64,
+    pub state: VehicleState,
+    /// The road wheel angle in force, rad.
+    pub wheel_rad: f64,
+    wheelbase_m: f64,
+}
+
+impl DeadReckoning {
+    /// The state of an observation.
+    pub fn new(o: &ObservationIn, gear: Gear, wheelbase_m: f64) -> DeadReckoning {
+        DeadReckoning {
+            t: o.t,
+            state: o.state(gear),
+            wheel_rad: o.steer_rad,
+            wheelbase_m,
+        }
+    }
+
+    /// Carries the state forward to `t` with the speed and wheel angle in force (a time
+    /// at or before the state's changes nothing).
+    pub fn advance(&mut self, t: f64) {
+        let dt = t - self.t;
+        if !(dt > 0.0 && dt.is_finite()) {
+            return;
+        }
+        let s = &mut self.state;
+        let yaw_rate = s.speed_mps * self.wheel_rad.tan() / self.wheelbase_m;
+        let mid = s.pose.yaw_rad + 0.5 * yaw_rate * dt;
+        s.pose.x_m += s.speed_mps * dt * mid.cos();
+        s.pose.y_m += s.speed_mps * dt * mid.sin();
+        s.pose.yaw_rad = wrap_pi(s.pose.yaw_rad + yaw_rate * dt);
+        s.yaw_rate_rps = yaw_rate;
+        self.t = t;
+    }
+
+    /// A report: the state carried to its time, then its speed, wheel angle and gear.
+    pub fn report(&mut self, r: &DbwReport) {
+        self.advance(r.t);
+        self.state.speed_mps = r.ulc_report.vel_meas;
+        self.wheel_rad = r.road_wheel_rad;
+        self.state.gear = Gear::from_number(r.gear_report.gear).unwrap_or(self.state.gear);
+        self.state.yaw_rate_rps = self.state.speed_mps * self.wheel_rad.tan() / self.wheelbase_m;
+    }
+}
+
+/// An angle wrapped to [−π, π).
+fn wrap_pi(a: f64) -> f64 {
+    use std::f64::consts::PI;
+    (a + PI).rem_euclid(2.0 * PI) - PI
+}
+
+/// What a drive knows between ticks: the last observation and gear, the state carried
+/// forward from it, the held values of a steps file, the final stop's tick count, the
+/// counts so far.
 struct DriveState {
+    wheelbase_m: f64,
+    reckoned: Option<DeadReckoning>,
+    /// The wall time the last report arrived, and its simulated time (real time).
+    last_report: Option<(Instant, f64)>,
+    /// Since when (simulated s) a path drive has stood.
+    still_since: Option<f64>,
     obs: Option<ObservationIn>,
     gear_now: Gear,
     speed: f64,
@@ -440,8 +577,12 @@ struct DriveState {
 }
 
 impl DriveState {
-    fn new() -> DriveState {
+    fn new(wheelbase_m: f64) -> DriveState {
         DriveState {
+            wheelbase_m,
+            reckoned: None,
+            last_report: None,
+            still_since: None,
             obs: None,
             gear_now: Gear::Park,
             speed: 0.0,
@@ -452,9 +593,73 @@ impl DriveState {
         }
     }
 
-    /// The observed vehicle state, with the reported gear.
+    /// In real time: the state carried from the last report to now, by the wall time
+    /// since it arrived (at most 0.1 s: a bridge that stalls is not extrapolated).
+    fn catch_up(&mut self, now: Instant) {
+        if let (Some(d), Some((wall, t))) = (&mut self.reckoned, self.last_report) {
+            let since = now.saturating_duration_since(wall).as_secs_f64().min(0.1);
+            d.advance(t + since);
+        }
+    }
+
+    /// Starts the final stop where the drive must end before its steps or route do: an
+    /// interrupt, the duration, or (a path) no progress for [`NO_PROGRESS_S`].
+    fn check_end(&mut self, t: f64, path: bool, opts: &DriveOptions) {
+        if self.stop_ticks.is_some() {
+            return;
+        }
+        let ending = if opts.interrupts() > 0 {
+            Some(Ending::Interrupted)
+        } else if opts.duration_s.is_some_and(|d| t >= d) {
+            Some(Ending::Duration)
+        } else if path {
+            self.progress(t)
+        } else {
+            None
+        };
+        if let Some(e) = ending {
+            self.sum.ending = e;
+            self.stop_ticks = Some(0);
+        }
+    }
+
+    /// A path drive that has stood since `still_since` for [`NO_PROGRESS_S`].
+    fn progress(&mut self, t: f64) -> Option<Ending> {
+        let st = self.state();
+        if st.is_some_and(|s| s.speed_mps.abs() >= 0.05) {
+            self.still_since = None;
+            return None;
+        }
+        let since = *self.still_since.get_or_insert(t);
+        (t - since >= NO_PROGRESS_S).then(|| {
+            Ending::NoProgress(match st {
+                Some(s) => format!(
+                    "no progress: the vehicle stood for {NO_PROGRESS_S} s at x {:.2} m, y {:.2} m (the library's frame) before the route's end",
+                    s.pose.x_m, s.pose.y_m
+                ),
+                None => format!(
+                    "no progress: no observation in {NO_PROGRESS_S} s (--path needs the bridge's observations; the Core server sends none)"
+                ),
+            })
+        })
+    }
+
+    /// Whether the final stop is over after `n` ticks: 3 s, or after an interrupt once the
+    /// vehicle stands (at least 0.2 s) or at a second interrupt.
+    fn stop_done(&self, n: u64, opts: &DriveOptions) -> bool {
+        if n >= FINAL_STOP_TICKS {
+            return true;
+        }
+        if self.sum.ending == Ending::Interrupted {
+            let stands = self.state().is_none_or(|s| s.speed_mps.abs() < 0.05);
+            return opts.interrupts() > 1 || (n >= 10 && stands);
+        }
+        false
+    }
+
+    /// The vehicle state now: the last observation carried forward by the reports since.
     fn state(&self) -> Option<VehicleState> {
-        self.obs.as_ref().map(|o| o.state(self.gear_now))
+        self.reckoned.map(|r| r.state)
     }
 
     /// The command of tick `k` at `t` s, and the chain's row when the chain drives.
@@ -543,16 +748,38 @@ impl DriveState {
         match l {
             Line::Report(r) => {
                 self.gear_now = Gear::from_number(r.gear_report.gear).unwrap_or(self.gear_now);
+                if let Some(d) = &mut self.reckoned {
+                    d.report(&r);
+                }
+                self.last_report = Some((Instant::now(), r.t));
                 let st = self.state();
-                sink.report(&r, st.as_ref(), (cmd.speed_mps, cmd.curvature_per_m))?;
+                sink.report(&ReportRow {
+                    report: &r,
+                    state: st.as_ref(),
+                    scan: self.obs.as_ref().and_then(|o| o.scan.as_deref()),
+                    cmd: (cmd.speed_mps, cmd.curvature_per_m),
+                })?;
                 self.sum.reports += 1;
                 self.sum.last_report = Some(*r);
             }
             Line::Observation(o) => {
                 self.sum.observations += 1;
+                let mut d = DeadReckoning::new(&o, self.gear_now, self.wheelbase_m);
+                // A report of the same instant came before it: keep its speed.
+                if let Some(prev) = self.reckoned.filter(|p| p.t == o.t) {
+                    d.state.speed_mps = prev.state.speed_mps;
+                    d.wheel_rad = prev.wheel_rad;
+                }
+                self.reckoned = Some(d);
                 self.obs = Some(*o);
             }
-            Line::Barrier(b) => return Ok(Some(b)),
+            Line::Barrier(b) => {
+                // The barrier's step is where the world stands: carry the state there.
+                if let Some(d) = &mut self.reckoned {
+                    d.advance(b as f64 / crate::plant::dbw::PHYSICS_HZ as f64);
+                }
+                return Ok(Some(b));
+            }
             Line::Other(_) => {}
         }
         Ok(None)
@@ -568,7 +795,12 @@ fn read_disable(
 ) -> io::Result<()> {
     let mut report = |r: Box<DbwReport>, sum: &mut DriveSummary| -> io::Result<()> {
         sum.reports += 1;
-        sink.report(&r, None, (0.0, 0.0))?;
+        sink.report(&ReportRow {
+            report: &r,
+            state: None,
+            scan: None,
+            cmd: (0.0, 0.0),
+        })?;
         sum.last_report = Some(*r);
         Ok(())
     };
@@ -749,5 +981,78 @@ impl crate::jobs::measure::Rig for BridgeRig {
             s.distance_m += v.abs() * (t - t0).max(0.0);
         }
         Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_sorted_by_their_parsed_type_whatever_the_spacing() {
+        let cfg = Config::builtin();
+        let d = crate::plant::dbw::Dbw::new(&cfg.control.dbw, 2.0);
+        let rep = d.report(12, "polaris", 1.5, 0.1);
+        // Python's json.dumps puts a space after each colon and comma.
+        let spaced = serde_json::to_string_pretty(&rep)
+            .unwrap()
+            .replace('\n', " ");
+        assert!(spaced.contains("\"type\": \"dbw_report\""));
+        match classify(&spaced) {
+            Line::Report(r) => assert_eq!(*r, rep),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            classify(r#"{"type": "barrier", "step": 85}"#),
+            Line::Barrier(85)
+        );
+        assert!(matches!(
+            classify(r#"{"t": 1.0, "x": 2.0, "y": 3.0, "yaw_deg": 90}"#),
+            Line::Observation(_)
+        ));
+        // A text that only contains the marker is not a report.
+        assert!(matches!(
+            classify(r#"{"hud": "\"type\":\"dbw_report\""}"#),
+            Line::Other(_)
+        ));
+        assert_eq!(classify("not json"), Line::Other(serde_json::Value::Null));
+        assert!(matches!(
+            classify(r#"{"type": "barrier", "step": "x"}"#),
+            Line::Other(_)
+        ));
+    }
+
+    #[test]
+    fn dead_reckoning_follows_the_arc_of_speed_and_wheel_angle() {
+        let o = ObservationIn {
+            t: 1.0,
+            x: 0.0,
+            y: 0.0,
+            yaw_deg: 0.0,
+            vx: 2.0,
+            steer_rad: 0.1,
+            ..ObservationIn::default()
+        };
+        let l = 2.0;
+        let mut d = DeadReckoning::new(&o, Gear::High, l);
+        // 50 reports at 50 Hz of a constant speed and wheel angle: one second of arc.
+        for k in 1..=50 {
+            d.advance(1.0 + k as f64 / 50.0);
+        }
+        let k = 0.1f64.tan() / l;
+        let yaw = 2.0 * k;
+        let (x, y) = (yaw.sin() / k, (1.0 - yaw.cos()) / k);
+        let s = d.state;
+        assert!((s.pose.yaw_rad - yaw).abs() < 1e-9, "{s:?}");
+        assert!(
+            (s.pose.x_m - x).abs() < 1e-6 && (s.pose.y_m - y).abs() < 1e-6,
+            "{s:?}"
+        );
+        assert!((s.yaw_rate_rps - 2.0 * k).abs() < 1e-12);
+        // The bridge frame: a left wheel angle turns the library's yaw counter-clockwise.
+        assert!(s.pose.y_m > 0.0);
+        // Time going back changes nothing.
+        d.advance(0.5);
+        assert_eq!(d.state, s);
     }
 }

@@ -164,3 +164,50 @@ impl Server {
         json!({"ok": true, "op": "step", "barrier": self.step})
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_read_as_documented_and_anything_else_is_refused() {
+        assert_eq!(parse_request(r#"{"op": "hello"}"#), Ok(("hello".into(), 1)));
+        assert_eq!(parse_request(r#"{"cmd": "step"}"#), Ok(("step".into(), 1)));
+        assert_eq!(
+            parse_request(r#"{"op": "step", "steps": 1000000}"#),
+            Ok(("step".into(), 1_000_000))
+        );
+        for (line, says) in [
+            (
+                r#"{"cmd": "step", "args": {"steps": 12}}"#,
+                "unknown key `args`",
+            ),
+            (r#"{"op": "step", "steps": 0}"#, "steps: an integer from 1"),
+            (
+                r#"{"op": "step", "steps": 1000001}"#,
+                "steps: an integer from 1",
+            ),
+            (
+                r#"{"op": "step", "steps": 2.5}"#,
+                "steps: an integer from 1",
+            ),
+            (
+                r#"{"op": "step", "steps": "12"}"#,
+                "steps: an integer from 1",
+            ),
+            (
+                r#"{"op": "reset"}"#,
+                "unknown op `reset` (one of: hello, step)",
+            ),
+            (r#"{"op": "hello", "steps": 2}"#, "unknown key `steps`"),
+            (r#"{"op": "step", "cmd": "step"}"#, "not both"),
+            (r#"{"op": 3}"#, "`op` is a string"),
+            (r#"{}"#, "no `op`"),
+            ("[1]", "a JSON object"),
+            ("{broken", "not JSON"),
+        ] {
+            let e = parse_request(line).unwrap_err();
+            assert!(e.contains(says), "{line}: {e}");
+        }
+    }
+}
