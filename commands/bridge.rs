@@ -29,18 +29,23 @@ enum Sub {
 /// Serve a headless simulated Polaris on the vehicle-bridge socket.
 ///
 /// TCP on 127.0.0.1 only (the same messages move the real vehicle: keep the traffic on
-/// loopback), one JSON object a line, one client a port (a second connection is closed at
-/// once), one vehicle a port in one world. Commands: dbw, steering_cmd, throttle_cmd,
-/// brake_cmd, gear_cmd (a number, {"value": n} or {"cmd": ...}), ulc_cmd, drive_mode,
-/// reset (x, y, yaw_deg in the bridge's frame, speed 0 to 8, restore_field; only yaw_deg:
-/// the vehicle turns where it stands), several in one line; clear, ignore, enable_shift
-/// and enable_shift_park ignored; hud, reward and success_pct logged. No reply to a
-/// command. Output: dbw_report lines at 50 Hz and observations at 10 Hz of simulated time
+/// loopback), one JSON object a line, one client a port (a connection that arrives while
+/// the port has a client waits in the backlog, receiving nothing, and is served as soon as
+/// the client leaves), one vehicle a port in one world. Commands: dbw, steering_cmd,
+/// throttle_cmd, brake_cmd, gear_cmd (an integer 0 to 5, {"value": n} or {"cmd": ...}),
+/// ulc_cmd, drive_mode, reset (x, y, yaw_deg in the bridge's frame, speed 0 to 8,
+/// restore_field; only yaw_deg: the vehicle turns where it stands), several in one line;
+/// clear, ignore, enable_shift, enable_shift_park and header ignored, on the line and in
+/// each command; hud, reward and success_pct logged. A command with a number outside its
+/// field's range (docs/bridge.md "Ranges") is refused whole. No reply to a command. Output: dbw_report lines at 50 Hz and observations at 10 Hz of simulated time
 /// (the bridge's frame: x east, y south, yaw_deg to the south), with our extension `scan`,
 /// the shield's 360 ranges counter-clockwise from the body x axis (null: no return).
 /// A subsystem disengages 0.1 s of simulated time after its last command; on disconnect
-/// the bridge brakes and disables the DBW; a client that leaves 1 MiB unread, or sends
-/// 1 MiB without a newline, is disconnected. Log lines on stderr: ACRES_RL_LISTENING,
+/// the bridge brakes (shown as brake_report.pressure_input) and disables the DBW; a client
+/// that leaves 1 MiB unread, or sends 1 MiB without a newline, is disconnected; input is
+/// read at most 128 KiB a frame, and commands due at one step are merged (the later
+/// command of a subsystem wins), so no client can stall the physics or grow the server.
+/// Each kind of complaint is logged once per client. Log lines on stderr: ACRES_RL_LISTENING,
 /// ACRES_RL_CONNECTED, ACRES_RL_DISCONNECTED, ACRES_RL_BUSY, ACRES_RL_BAD_MESSAGE,
 /// ACRES_RL_RESET, ACRES_RL_HUD, ACRES_DBW_ENABLED, ACRES_DBW_DISABLED, ACRES_DBW_REJECTED.
 #[derive(Debug, clap::Args)]
@@ -52,11 +57,15 @@ control channel (JSON lines on --control-port): {\"op\":\"hello\"} answers the a
 their ports; {\"op\":\"step\",\"steps\":K} runs K physics steps, each bridge then sends
 {\"type\":\"barrier\",\"step\":N} after all the lines of those steps, and the reply is
 {\"ok\":true,\"op\":\"step\",\"barrier\":N}. In lockstep each command applies at the next
-physics step.
+physics step. A bad request is answered {\"ok\":false,\"error\":...} and changes nothing:
+not JSON, not an object, no op, an unknown op (the error lists hello and step), a key the
+op does not have (e.g. nested \"args\"), or steps not an integer from 1 to 1000000.
 
 The vehicles start at rest at the scenario's start pose (vehicle i 5 m to the left of
-vehicle i-1), the DBW disabled in park; agent 0 is `polaris`, agent i `polaris_i`. Port 0
-picks a free port (the ACRES_RL_LISTENING line names it).")]
+vehicle i-1), the DBW disabled, the gear lever in low (gear 5, no gear command: enabling
+and a ULC speed drive off, as in the reference's example); agent 0 is `polaris`, agent i
+`polaris_i`. While the ULC is off, ulc_report.vel_ref is vel_meas. Port 0 picks a free
+port (the ACRES_RL_LISTENING line names it).")]
 struct ServeArgs {
     /// The port of the vehicle (0: a free one).
     #[arg(long, default_value_t = 5556)]
@@ -96,7 +105,10 @@ fn on_off(s: &str) -> Result<bool, String> {
 /// The counterpart of dbw_client.py: enables the DBW, sends commands at 50 Hz (the ULC
 /// speed, the steering and the gear), keeps every report, at the end commands a stop for
 /// 3 s and then disables the DBW. Prints `connected to HOST:PORT` and `done: N DBW reports
-/// received`.
+/// received`. A drive always ends: the steps' end, the route's end or --duration (exit
+/// 0); a --path drive standing 10 s before the route's end, Ctrl-C (the stop, then the
+/// disable; Ctrl-C again cuts the stop short), or a bridge that closes or fails (exit 1,
+/// with the cause and what was kept).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = "\
 Steps file: a JSON list of timed entries; from its t (s) on, an entry sets the speed (m/s),
@@ -106,15 +118,18 @@ values stay; an entry with \"end\": true ends the drive, e.g.
 which is also `--steps demo`.
 
 --path follows a route (acres route JSON or GeoJSON) with the chain (default driver and
-shield) by curvature commands, from the observed pose and scan; it needs observations
+shield) by curvature commands, from the observed scan and the observed pose (10 Hz)
+carried forward by each report's vel_meas and road_wheel_rad; it needs observations
 (ours or the game's; the Core server sends none).
 
---log CSV columns: t (of the report), x_m, y_m, yaw_rad, speed_mps (the last observation,
-in the library's frame; empty before the first), cmd_speed_mps, cmd_curvature_per_m (the
-command sent), then every field of the dbw_report, named report.field (e.g.
-ulc_report.vel_meas). `acres replay` reads this CSV. --record writes JSON Lines of the
-ticks with an observed state: step, t, state, scan, row (the command), as `acres replay`
-reads them.")]
+--log CSV columns: t (of the report), x_m, y_m, yaw_rad, speed_mps (the state at the
+report, in the library's frame; empty before the first observation), cmd_speed_mps,
+cmd_curvature_per_m (the command sent), every field of the dbw_report, named
+report.field (e.g. ulc_report.vel_meas), and scan_0 ... scan_359 (the last observed
+scan; empty: no return) when the bridge sends a scan. `acres replay` reads this CSV.
+--record writes JSON Lines of the ticks with an observed state: step, t, state, scan, row
+(the command), as `acres replay` reads them. Both are written as the drive goes and kept
+whatever ends it.")]
 struct ClientArgs {
     #[arg(long, default_value = "127.0.0.1")]
     host: String,

@@ -1,122 +1,245 @@
 //! Bridge throughput (issue [bridge]): `cargo run --release --example bridge_bench`.
 //!
-//! A lockstep server on a thread of this process, the client on the main thread over
-//! loopback TCP: step requests of 12 physics steps, each with every line of the bridge
-//! read to its barrier (5 dbw_reports and an observation with the 360-beam scan). The
-//! peer, in the same run: a plain lockstep round trip (one line out, one line back) over
-//! loopback against a minimal echo thread. Also the time to serialize one dbw_report.
+//! Prints one JSON line, medians of 3 runs:
+//! - `bridge_requests_per_s`: a lockstep server on a thread of this process, the client on
+//!   the main thread over loopback TCP: step requests of 12 physics steps, each with every
+//!   line of the bridge read to its barrier (5 dbw_reports and an observation with the
+//!   360-beam scan); `without_observations_per_s` the same with `--observations off`;
+//! - `echo_requests_per_s`, the peer: a server with the same readiness loop and polling
+//!   policy (mio, polling without sleeping for `LOCKSTEP_SPIN` after a request) that
+//!   answers each request with the reply and one barrier line on a second socket, read
+//!   the same way; and the ratios;
+//! - `client_parse_ns_per_line`: the client's own parsing of a line, apart;
+//! - `four_ports_over_one`: four servers, each with its client, stepping at once on this
+//!   machine: their total vehicle-steps per second over one server's alone (no core
+//!   burnt while idle: at least 1 on a 2-core machine).
 
 use acres::config::Config;
 use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
-use acres::jobs::bridge::client::{BridgeConn, Control};
-use acres::jobs::bridge::server::{ServeOptions, spawn};
-use std::io::{BufRead, BufReader, Write};
+use acres::jobs::bridge::client::Control;
+use acres::jobs::bridge::server::{LOCKSTEP_SPIN, ServeOptions, spawn};
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-fn bridge(requests: u64, parse: bool) -> f64 {
-    let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
-    let opts = ServeOptions {
-        ports: vec![0],
-        control_port: Some(0),
-        observations: true,
-    };
-    let (ports, control, stop, handle) =
-        spawn(&Config::builtin(), &s, &opts, Box::new(|_| {})).unwrap();
-    let mut conn = BridgeConn::connect("127.0.0.1", ports[0]).unwrap();
-    let mut ctl = Control::connect("127.0.0.1", control.unwrap()).unwrap();
-    conn.send(&serde_json::json!({"dbw": {"enable": true}, "gear_cmd": 4,
-        "ulc_cmd": {"cmd": 2.0, "cmd_type": 1, "enable": true}}))
-        .unwrap();
-    drop(conn);
-    // Let the server see the first client go before the second connects.
-    std::thread::sleep(Duration::from_millis(100));
-    ctl.step(1).unwrap();
-    // The client reads every line of its bridge as text, to the barrier (parsing is the
-    // client's business: `parse` also decodes each line as the library client does).
-    let raw = std::net::TcpStream::connect(("127.0.0.1", ports[0])).unwrap();
-    raw.set_nodelay(true).unwrap();
-    let mut rd = BufReader::with_capacity(1 << 16, raw);
-    std::thread::sleep(Duration::from_millis(50));
-    // Enable again on this connection (the disconnect disabled the DBW).
-    let mut w = rd.get_ref().try_clone().unwrap();
-    w.write_all(b"{\"dbw\": {\"enable\": true}, \"ulc_cmd\": {\"cmd\": 2.0, \"cmd_type\": 1, \"enable\": true}}\n")
-        .unwrap();
-    let t = Instant::now();
-    let mut lines = 0u64;
-    let mut line = String::new();
-    for _ in 0..requests {
-        let b = ctl.step(12).unwrap();
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A lockstep client on a bridge and its control channel: requests of 12 steps, each read
+/// to its barrier as text.
+struct Stepper {
+    ctl: Control,
+    rd: BufReader<std::net::TcpStream>,
+    line: String,
+}
+
+impl Stepper {
+    fn connect(port: u16, control: u16) -> Stepper {
+        let raw = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        raw.set_nodelay(true).unwrap();
+        let mut w = raw.try_clone().unwrap();
+        w.write_all(b"{\"dbw\": {\"enable\": true}, \"ulc_cmd\": {\"cmd\": 2.0, \"cmd_type\": 1, \"enable\": true}}\n")
+            .unwrap();
+        Stepper {
+            ctl: Control::connect("127.0.0.1", control).unwrap(),
+            rd: BufReader::with_capacity(1 << 16, raw),
+            line: String::new(),
+        }
+    }
+
+    /// One request; the lines read before the barrier.
+    fn request(&mut self) -> u64 {
+        let b = self.ctl.step(12).unwrap();
         let barrier = format!("{{\"type\":\"barrier\",\"step\":{b}}}");
+        let mut lines = 0;
         loop {
-            line.clear();
-            assert!(rd.read_line(&mut line).unwrap() > 0, "the bridge closed");
-            if line.trim_end() == barrier {
-                break;
-            }
-            if parse {
-                std::hint::black_box(acres::jobs::bridge::client::classify(line.trim_end()));
+            self.line.clear();
+            assert!(self.rd.read_line(&mut self.line).unwrap() > 0, "closed");
+            if self.line.trim_end() == barrier {
+                return lines;
             }
             lines += 1;
         }
     }
-    let rate = requests as f64 / t.elapsed().as_secs_f64();
-    assert!(lines >= requests * 6);
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Requests per wall second over `secs`, on a fresh server.
+fn bridge(secs: f64, observations: bool) -> f64 {
+    let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
+    let opts = ServeOptions {
+        ports: vec![0],
+        control_port: Some(0),
+        observations,
+    };
+    let (ports, control, stop, handle) =
+        spawn(&Config::builtin(), &s, &opts, Box::new(|_| {})).unwrap();
+    let mut c = Stepper::connect(ports[0], control.unwrap());
+    c.request();
+    let (t, mut n) = (Instant::now(), 0u64);
+    while t.elapsed().as_secs_f64() < secs {
+        let lines = c.request();
+        assert!(lines >= if observations { 6 } else { 5 });
+        n += 1;
+    }
+    let rate = n as f64 / t.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
     let _ = handle.join();
     rate
 }
 
-fn echo_round_trips(n: u64) -> f64 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let (s, _) = l.accept().unwrap();
-        s.set_nodelay(true).unwrap();
-        let mut w = s.try_clone().unwrap();
-        let mut r = BufReader::new(s);
-        let mut line = String::new();
-        while r.read_line(&mut line).unwrap_or(0) > 0 {
-            w.write_all(b"{\"type\":\"barrier\",\"step\":1}\n").unwrap();
-            line.clear();
+/// The peer: a readiness loop with the server's polling policy; a request line on the
+/// control socket is answered there and with a barrier on the bridge socket.
+fn echo_server(stop: Arc<AtomicBool>) -> (u16, u16, std::thread::JoinHandle<()>) {
+    let mut lb = TcpListener::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let mut lc = TcpListener::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let (pb, pc) = (
+        lb.local_addr().unwrap().port(),
+        lc.local_addr().unwrap().port(),
+    );
+    let h = std::thread::spawn(move || {
+        let mut poll = Poll::new().unwrap();
+        poll.registry()
+            .register(&mut lb, Token(0), Interest::READABLE)
+            .unwrap();
+        poll.registry()
+            .register(&mut lc, Token(1), Interest::READABLE)
+            .unwrap();
+        let (mut bridge, mut ctl): (Option<TcpStream>, Option<TcpStream>) = (None, None);
+        let mut events = Events::with_capacity(64);
+        let mut busy_until = Instant::now();
+        let (mut buf, mut step) = ([0u8; 4096], 0u64);
+        while !stop.load(Ordering::Relaxed) {
+            let timeout = if Instant::now() < busy_until {
+                Duration::ZERO
+            } else {
+                Duration::from_millis(50)
+            };
+            poll.poll(&mut events, Some(timeout)).unwrap();
+            let mut ready = false;
+            for ev in events.iter() {
+                match ev.token().0 {
+                    0 => bridge = lb.accept().ok().map(|(s, _)| s),
+                    1 => {
+                        if let Ok((mut s, _)) = lc.accept() {
+                            poll.registry()
+                                .register(&mut s, Token(2), Interest::READABLE)
+                                .unwrap();
+                            ctl = Some(s);
+                        }
+                    }
+                    _ => ready = true,
+                }
+            }
+            if let (true, Some(c), Some(b)) = (ready, &mut ctl, &mut bridge) {
+                while let Ok(n) = c.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    for _ in buf[..n].iter().filter(|x| **x == b'\n') {
+                        step += 12;
+                        let _ = b.write_all(
+                            format!("{{\"type\":\"barrier\",\"step\":{step}}}\n").as_bytes(),
+                        );
+                        let _ = c.write_all(
+                            format!("{{\"ok\":true,\"op\":\"step\",\"barrier\":{step}}}\n")
+                                .as_bytes(),
+                        );
+                    }
+                }
+                busy_until = Instant::now() + LOCKSTEP_SPIN;
+            }
         }
     });
-    let s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_nodelay(true).unwrap();
-    let mut w = s.try_clone().unwrap();
-    let mut r = BufReader::new(s);
-    let mut line = String::new();
-    let t = Instant::now();
-    for _ in 0..n {
-        w.write_all(b"{\"op\":\"step\",\"steps\":12}\n").unwrap();
-        line.clear();
-        r.read_line(&mut line).unwrap();
-    }
-    n as f64 / t.elapsed().as_secs_f64()
+    (pb, pc, h)
 }
 
-fn report_ns() -> f64 {
+fn echo(secs: f64) -> f64 {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (pb, pc, h) = echo_server(stop.clone());
+    let raw = std::net::TcpStream::connect(("127.0.0.1", pb)).unwrap();
+    raw.set_nodelay(true).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let mut c = Stepper {
+        ctl: Control::connect("127.0.0.1", pc).unwrap(),
+        rd: BufReader::new(raw),
+        line: String::new(),
+    };
+    c.request();
+    let (t, mut n) = (Instant::now(), 0u64);
+    while t.elapsed().as_secs_f64() < secs {
+        c.request();
+        n += 1;
+    }
+    let rate = n as f64 / t.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    let _ = h.join();
+    rate
+}
+
+/// Four servers, each with its client thread, for `secs`: total requests per second.
+fn four_ports(secs: f64) -> f64 {
+    let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                let opts = ServeOptions {
+                    ports: vec![0],
+                    control_port: Some(0),
+                    observations: true,
+                };
+                let (ports, control, stop, handle) =
+                    spawn(&Config::builtin(), &s, &opts, Box::new(|_| {})).unwrap();
+                let mut c = Stepper::connect(ports[0], control.unwrap());
+                let (t, mut n) = (Instant::now(), 0u64);
+                while t.elapsed().as_secs_f64() < secs {
+                    c.request();
+                    n += 1;
+                }
+                let rate = n as f64 / t.elapsed().as_secs_f64();
+                stop.store(true, Ordering::Relaxed);
+                let _ = handle.join();
+                rate
+            })
+        })
+        .collect();
+    threads.into_iter().map(|t| t.join().unwrap()).sum()
+}
+
+/// The client's parsing of one line (a report and an observation, alternately), ns.
+fn parse_ns() -> f64 {
     let cfg = Config::builtin();
     let d = acres::plant::dbw::Dbw::new(&cfg.control.dbw, 2.06);
-    let rep = d.report(1000, "polaris", 1.88, 0.73);
-    let mut buf = Vec::with_capacity(1024);
-    let n = 200_000;
+    let rep = serde_json::to_string(&d.report(1000, "polaris", 1.88, 0.73)).unwrap();
+    let n = 100_000;
     let t = Instant::now();
     for _ in 0..n {
-        buf.clear();
-        serde_json::to_writer(&mut buf, std::hint::black_box(&rep)).unwrap();
+        std::hint::black_box(acres::jobs::bridge::client::classify(std::hint::black_box(
+            &rep,
+        )));
     }
     t.elapsed().as_secs_f64() * 1e9 / n as f64
 }
 
 fn main() {
-    let n = 20_000;
-    let bridge_rate = bridge(n, false);
-    let parsed_rate = bridge(n / 4, true);
-    let echo_rate = echo_round_trips(n);
-    let ns = report_ns();
+    let secs = 1.5;
+    let runs = |f: &dyn Fn() -> f64| median((0..3).map(|_| f()).collect());
+    let bridge_rate = runs(&|| bridge(secs, true));
+    let bare_rate = runs(&|| bridge(secs, false));
+    let echo_rate = runs(&|| echo(secs));
+    let one = bridge_rate;
+    let four = runs(&|| four_ports(secs));
     println!(
-        "{{\"bridge_requests_per_s\": {bridge_rate:.0}, \"with_client_parsing_per_s\": {parsed_rate:.0}, \"real_time_factor\": {:.0}, \"plain_round_trips_per_s\": {echo_rate:.0}, \"bridge_over_plain\": {:.2}, \"dbw_report_serialize_ns\": {ns:.0}}}",
+        "{{\"bridge_requests_per_s\": {bridge_rate:.0}, \"without_observations_per_s\": {bare_rate:.0}, \"echo_requests_per_s\": {echo_rate:.0}, \"bridge_over_echo\": {:.2}, \"without_observations_over_echo\": {:.2}, \"real_time_factor\": {:.0}, \"client_parse_ns_per_line\": {:.0}, \"four_ports_requests_per_s\": {four:.0}, \"four_ports_over_one\": {:.2}}}",
+        bridge_rate / echo_rate,
+        bare_rate / echo_rate,
         bridge_rate * 0.1,
-        bridge_rate / echo_rate
+        parse_ns(),
+        four / one
     );
 }

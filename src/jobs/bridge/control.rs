@@ -139,9 +139,11 @@ impl Server {
         }
         // Everything the clients sent before this request applies at the next step.
         let now = Instant::now();
+        // (On loopback a line sent before the request is in the socket, and its readiness
+        // was seen, before the request can be read.)
         for i in 0..self.agents.len() {
             self.agents[i].budget = READ_BUDGET_BYTES;
-            if self.agents[i].client.is_some() {
+            if self.agents[i].wants_read() {
                 self.read_agent(i, now);
             }
         }

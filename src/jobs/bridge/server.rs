@@ -5,9 +5,11 @@
 //!
 //! One thread and a readiness loop (mio) serve every socket, so the simulation never
 //! waits on a client: output that a client does not read piles up in its buffer, and at
-//! 1 MiB the client is disconnected; a line of 1 MiB without a newline disconnects it too.
-//! A second connection to a port that has a client is accepted and closed at once (it
-//! reads end-of-file), with the log line `ACRES_RL_BUSY port=`.
+//! 1 MiB the client is disconnected; a line of 1 MiB without a newline disconnects it too;
+//! input is read in bounded bites and waiting commands are merged, so a flood neither
+//! stalls the physics nor grows the server. A connection to a port that has a client
+//! waits in the listen backlog (the log line `ACRES_RL_BUSY port=`) and is taken as soon
+//! as the client leaves.
 //!
 //! Timing (vehicle-bridge.md "Command Timing"): in real time the physics runs at 120 Hz
 //! paced to the wall clock, in frames of the steps that are due (at most 12); a command
@@ -133,7 +135,7 @@ pub(super) struct Agent {
 }
 
 impl Agent {
-    fn wants_read(&self) -> bool {
+    pub(super) fn wants_read(&self) -> bool {
         self.budget > 0 && self.client.as_ref().is_some_and(|c| c.readable)
     }
 
