@@ -128,8 +128,8 @@ cmd_curvature_per_m (the command sent), every field of the dbw_report, named
 report.field (e.g. ulc_report.vel_meas), and scan_0 ... scan_359 (the last observed
 scan; empty: no return) when the bridge sends a scan. `acres replay` reads this CSV.
 --record writes JSON Lines of the ticks with an observed state: step, t, state, scan, row
-(the command), as `acres replay` reads them. Both are written as the drive goes and kept
-whatever ends it.")]
+(the command; null in the final stop, which is the client's, not the driver's), as `acres
+replay` reads them. Both are written as the drive goes and kept whatever ends it.")]
 struct ClientArgs {
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
@@ -329,7 +329,9 @@ impl DriveSink for Sinks {
         let (Some(f), Some(state)) = (&mut self.record, &t.state) else {
             return Ok(());
         };
+        // The final stop is the client's command, not the driver's: no row to compare.
         let row = match &t.row {
+            _ if t.final_stop => serde_json::Value::Null,
             Some(r) => serde_json::to_value(r).map_err(std::io::Error::other)?,
             None => {
                 serde_json::json!({"curvature_per_m": t.curvature_per_m, "speed_mps": t.speed_mps})

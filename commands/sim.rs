@@ -13,10 +13,11 @@ use std::path::PathBuf;
 /// --scenario it runs the reference's opening figure (data/scenarios/opening.json, built
 /// in): gravel, the vehicle starts 2.2 m beside the path at 3 m/s, an object on the path;
 /// the vehicle steers onto the path and stops before the object. The summary gives the
-/// time, the distance, whether it collided and stopped, the final gap from the footprint to
+/// time, the distance, whether it collided and stopped (at rest, below 0.05 m/s, through
+/// at least the last second of the run, and since when), the final gap from the footprint to
 /// the nearest obstacle, the largest lateral acceleration, wheel lift and the interventions
 /// of each shield rule. The run ends at the scenario's duration, at a collision, after 1 s
-/// standing at the route's end or after 3 s standing anywhere.
+/// at rest at the route's end or after 3 s standing anywhere.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The scenario file (JSON, data/scenarios/README.md).
@@ -74,7 +75,12 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     t.push_str(&format!("time: {:.2} s\n", summary.time_s));
     t.push_str(&format!("distance: {:.2} m\n", summary.distance_m));
     t.push_str(&format!("collided: {}\n", summary.collided));
-    t.push_str(&format!("stopped: {}\n", summary.stopped));
+    match summary.at_rest_since_s {
+        Some(r) if summary.stopped => t.push_str(&format!(
+            "stopped: true (at rest from {r:.2} s to the end)\n"
+        )),
+        _ => t.push_str("stopped: false\n"),
+    }
     match summary.gap_m {
         Some(g) => t.push_str(&format!("gap: {g:.2} m\n")),
         None => t.push_str("gap: - (no obstacles)\n"),

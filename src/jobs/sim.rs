@@ -65,6 +65,9 @@ impl Scenario {
     }
 }
 
+/// The speed below which the vehicle is at rest, m/s.
+pub const REST_MPS: f64 = 0.05;
+
 /// The summary of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
@@ -72,7 +75,12 @@ pub struct Summary {
     pub time_s: f64,
     pub distance_m: f64,
     pub collided: bool,
+    /// At rest (below 0.05 m/s) through the end of the run, for at least its last second
+    /// (a vehicle that stood once and moved on, or that only passes through 0, is not).
     pub stopped: bool,
+    /// Since when the vehicle has been at rest without moving again, s (null: moving at
+    /// the end).
+    pub at_rest_since_s: Option<f64>,
     /// The gap from the footprint to the nearest obstacle at the end, m (null without
     /// obstacles).
     pub gap_m: Option<f64>,
@@ -96,7 +104,7 @@ pub struct LogRecord {
     pub dbw: crate::plant::dbw::DbwReport,
 }
 
-/// Runs a scenario to its end (its duration, a collision, 1 s standing at the route's end
+/// Runs a scenario to its end (its duration, a collision, 1 s at rest at the route's end
 /// or 3 s standing anywhere); writes the log where one is given.
 pub fn run(
     config: &Config,
@@ -116,6 +124,7 @@ pub fn run(
     let mut standing_at_end = 0u64;
     let mut standing = 0u64;
     let mut t_end = 0.0;
+    let mut rest_since: Option<f64> = None;
     for _ in 0..steps {
         if plant.is_control_step() {
             let v = plant.speed_mps();
@@ -133,7 +142,9 @@ pub fn run(
             }
             plant.apply_row(&row);
             collided |= plant.collided();
-            if row.finished {
+            // At the route's end: at rest for a whole second.
+            let rested = rest_since.is_some_and(|t| plant.time_s() - t >= 1.0 - 1e-9);
+            if row.finished && rested {
                 standing_at_end += 1;
             } else {
                 standing_at_end = 0;
@@ -148,8 +159,8 @@ pub fn run(
                 write_record(w, control, plant.time_s(), state, scan, row, report)?;
             }
             control += 1;
-            // The end: a collision, 1 s standing at the route's end, or 3 s standing.
-            if collided || standing_at_end >= 50 || standing >= 150 {
+            // The end: a collision, 1 s at rest at the route's end, or 3 s standing.
+            if collided || standing_at_end >= 1 || standing >= 150 {
                 t_end = plant.time_s();
                 break;
             }
@@ -159,13 +170,19 @@ pub fn run(
         max_ay = max_ay.max(plant.vehicle.s.ay_mps2.abs());
         distance += plant.speed_mps().abs() / crate::plant::dbw::PHYSICS_HZ as f64;
         t_end = plant.time_s();
+        if plant.speed_mps().abs() >= REST_MPS {
+            rest_since = None;
+        } else if rest_since.is_none() {
+            rest_since = Some(t_end);
+        }
     }
     Ok(Summary {
         scenario: scenario.name.clone(),
         time_s: t_end,
         distance_m: distance,
         collided,
-        stopped: plant.speed_mps().abs() < 0.05,
+        stopped: rest_since.is_some_and(|t| t_end - t >= 1.0 - 1e-9),
+        at_rest_since_s: rest_since,
         gap_m: plant.gap_m(),
         max_lateral_accel_mps2: max_ay,
         wheel_lift: lift,
@@ -235,6 +252,56 @@ mod tests {
         default_run(Some(&mut b));
         assert!(!a.is_empty());
         assert_eq!(a, b);
+    }
+
+    /// An approach to an object on a 9 % grade, up and down, at 3 and 6.9 m/s on gravel:
+    /// the vehicle stops at d_m (2.4 m) or beyond, comes to rest and stays there (no
+    /// relaunch, no roll back) through the end of the run.
+    #[test]
+    fn approaches_on_9_percent_grades_settle_at_their_stop() {
+        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+        for (dir, speed) in [(0.0, 3.0), (0.0, 6.9), (180.0, 3.0), (180.0, 6.9)] {
+            v["ground"]["slope_pct"] = 9.0.into();
+            v["ground"]["slope_dir_deg"] = serde_json::json!(dir);
+            v["start"] = serde_json::json!({"x_m": 0, "y_m": 0, "yaw_rad": 0, "speed_mps": speed});
+            for p in v["route"]["points"].as_array_mut().unwrap() {
+                p["speed_mps"] = speed.into();
+            }
+            v["obstacles"] =
+                serde_json::json!([{"circle": {"x_m": 50.0, "y_m": 0.0, "radius_m": 0.4}}]);
+            v["duration_s"] = 40.0.into();
+            let s = Scenario::from_json_str("grade.json", &v.to_string()).unwrap();
+            let mut log = Vec::new();
+            let sum = run(
+                &Config::builtin(),
+                &s,
+                s.path(None).unwrap(),
+                Some(&mut log),
+            )
+            .unwrap();
+            let what = format!("slope toward {dir}°, {speed} m/s: {sum:?}");
+            assert!(!sum.collided && sum.stopped, "{what}");
+            assert!(sum.gap_m.unwrap() >= 2.4, "{what}");
+            let rest = sum.at_rest_since_s.unwrap();
+            assert!(rest < 30.0, "{what}");
+            // Once at rest it does not relaunch (it may inch on toward d_m under the
+            // shield's cap, below 0.1 m/s) nor roll back (1 mm at most).
+            let xs: Vec<(f64, f64, f64)> = log
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    let r: LogRecord = serde_json::from_slice(l).unwrap();
+                    (r.t, r.state.pose.x_m, r.state.speed_mps)
+                })
+                .collect();
+            let first = xs.iter().position(|(_, _, v)| v.abs() < REST_MPS).unwrap();
+            let mut far = xs[first].1;
+            for (t, x, v) in &xs[first..] {
+                assert!(v.abs() < 0.1, "{what}: relaunched to {v} m/s at {t} s");
+                assert!(x - far > -0.001, "{what}: rolled back to {x} at {t} s");
+                far = far.max(*x);
+            }
+        }
     }
 
     fn assert_holds(what: &str, r: crate::jobs::measure::HoldTest) {

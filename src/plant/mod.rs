@@ -161,12 +161,13 @@ impl Plant {
 
     /// One physics step.
     pub fn physics(&mut self) -> StepInfo {
+        let ground = self.ground();
+        self.dbw.grade_sin = ground.grade / (1.0 + ground.grade * ground.grade).sqrt();
         let mut act = self.dbw.step(self.step, self.speed_mps());
         if self.hold_brake {
             act.throttle_pct = 0.0;
             act.brake_bar = act.brake_bar.max(self.vehicle.p.brake_bar_max);
         }
-        let ground = self.ground();
         let info = self.vehicle.step(&act, &ground);
         self.step += 1;
         info

@@ -93,8 +93,6 @@ pub struct VehicleDynamics {
     /// First-order lags of the drive and brake forces, s.
     pub drive_lag_s: f64,
     pub brake_lag_s: f64,
-    /// The speed scale of the fading brake force, m/s.
-    pub brake_fade_mps: f64,
     /// The roll mode: natural frequency, Hz, and damping ratio.
     pub roll_hz: f64,
     pub roll_damping: f64,
@@ -129,7 +127,6 @@ impl Default for VehicleDynamics {
             brake_bar_max: 80.0,
             drive_lag_s: 0.15,
             brake_lag_s: 0.1,
-            brake_fade_mps: 0.05,
             roll_hz: 1.4,
             roll_damping: 0.3,
             drag_kg_per_m: 0.6 * 1.2 * 0.9 * 2.4 / 2.0,
@@ -148,6 +145,8 @@ pub struct Ground {
     pub state: GroundState,
     /// The grade along the vehicle's heading, rise over run (0.05 = 5 % uphill).
     pub grade: f64,
+    /// The grade across the heading, rising to the left (0.1: the left side 10 % higher).
+    pub cross_grade: f64,
 }
 
 /// The state of the vehicle. The pose is that of the rear axle's middle (the chain's
@@ -209,63 +208,41 @@ impl Vehicle {
     }
 
     /// One physics step with the actuators' outputs on `ground`: the actuator lags, the
-    /// tire forces, the integration of the single track, the standstill hold, the pose,
-    /// then the roll mode and the inner wheels' load.
+    /// tire forces, the longitudinal motion with friction that holds at rest, the lateral
+    /// motion (a blend of the dynamic and the kinematic single track at low speed), the
+    /// pose, then the roll mode and the inner wheels' load.
     pub fn step(&mut self, act: &Actuation, ground: &Ground) -> StepInfo {
         let p = &self.p;
         let s = &mut self.s;
-        let m = p.mass_kg;
-        let (a, b) = (p.cg_to_front_m, p.wheelbase_m - p.cg_to_front_m);
         let (mu, crr) = self::ground(ground.class, ground.state);
-        // Gear: reverse drives backwards; park and neutral give no drive.
-        let dir = match act.gear {
-            2 => -1.0,
-            4 | 5 => 1.0,
-            _ => 0.0,
-        };
+        let slope = Slope::of(ground);
         actuator_lags(p, s, act);
-
-        let vx = s.vx_mps;
         let delta = act.road_wheel_rad;
-        let (fyf, fyr) = lateral_forces(p, s, delta, mu, deformable(ground.class));
+        let normal = slope.normal;
+        let (fyf, fyr) = lateral_forces(p, s, delta, mu * normal, deformable(ground.class));
+        let (vx, vy, r) = (s.vx_mps, s.vy_mps, s.yaw_rate_rps);
 
-        // Longitudinal forces: drive, brake and rolling resistance fade at zero speed
-        // (no static friction); the grade does not.
-        let fade = (vx / p.brake_fade_mps).tanh();
-        let f_long_max = mu * m * G;
-        let fx = (dir * s.drive_n).clamp(-f_long_max, f_long_max)
-            - (s.brake_n.min(f_long_max)) * fade
-            - crr * m * G * fade
-            - p.drag_kg_per_m * vx * vx.abs()
-            - m * G * ground.grade / (1.0 + ground.grade * ground.grade).sqrt();
+        s.vx_mps = longitudinal(p, s, act.gear, mu, crr, &slope, fyf * delta.sin());
+        let ax = (s.vx_mps - vx) / DT_S;
 
-        let ax = (fx - fyf * delta.sin()) / m + s.vy_mps * s.yaw_rate_rps;
-        let ay_dyn = (fyf * delta.cos() + fyr) / m;
+        // Lateral: the dynamic single track, and at low speed (where slip angles lose
+        // their meaning) the kinematic one, whose tires hold the body sideways up to the
+        // ground's friction; blended continuously from 0.5 to 1.5 m/s.
+        let (a, b) = (p.cg_to_front_m, p.wheelbase_m - p.cg_to_front_m);
+        let g_lat = -G * slope.cross_sin;
+        let ay_tires = (fyf * delta.cos() + fyr) / p.mass_kg;
         let r_dot = (a * fyf * delta.cos() - b * fyr) / p.yaw_inertia_kgm2;
-        s.vx_mps += ax * DT_S;
-        if vx.abs() < 1.0 {
-            // Below 1 m/s: the kinematic single track (no lateral slip).
-            s.vy_mps = 0.0;
-            s.yaw_rate_rps = s.vx_mps * delta.tan() / p.wheelbase_m;
-        } else {
-            s.vy_mps += (ay_dyn - vx * s.yaw_rate_rps) * DT_S;
-            s.yaw_rate_rps += r_dot * DT_S;
-        }
-        let ay = s.vx_mps * s.yaw_rate_rps
-            + if vx.abs() < 1.0 {
-                0.0
-            } else {
-                ay_dyn - vx * s.yaw_rate_rps
-            };
+        let vy_dyn = vy + (ay_tires + g_lat - vx * r) * DT_S;
+        let r_dyn = r + r_dot * DT_S;
+        let r_kin = s.vx_mps * delta.tan() / p.wheelbase_m;
+        let grip = mu * G * normal;
+        let a_hold = (-vy / DT_S - g_lat).clamp(-grip, grip);
+        let vy_kin = vy + (a_hold + g_lat) * DT_S;
+        let w = dynamic_weight(vx);
+        s.vy_mps = w * vy_dyn + (1.0 - w) * vy_kin;
+        s.yaw_rate_rps = w * r_dyn + (1.0 - w) * r_kin;
         s.ax_mps2 = ax;
-        s.ay_mps2 = ay;
-
-        // The standstill hold removes the horizontal chassis velocity.
-        if act.stop_hold {
-            s.vx_mps = 0.0;
-            s.vy_mps = 0.0;
-            s.yaw_rate_rps = 0.0;
-        }
+        s.ay_mps2 = (s.vy_mps - vy) / DT_S + s.vx_mps * s.yaw_rate_rps;
 
         // Positions: the CG moves with the body velocities; the pose is the rear axle.
         let (sy, cy) = s.yaw_rad.sin_cos();
@@ -273,7 +250,75 @@ impl Vehicle {
         s.x_m += (cy * vxr - sy * vyr) * DT_S;
         s.y_m += (sy * vxr + cy * vyr) * DT_S;
         s.yaw_rad += s.yaw_rate_rps * DT_S;
-        roll(p, s)
+        roll(p, s, G * slope.cross_sin, normal)
+    }
+}
+
+/// The ground's gradient as the vehicle feels it: the sines of the grade along the
+/// heading and across it (rising to the left), and the normal load per weight.
+struct Slope {
+    along_sin: f64,
+    cross_sin: f64,
+    normal: f64,
+}
+
+impl Slope {
+    /// On the plane z = g_x x + g_y y (body axes): the tangent along each axis meets
+    /// gravity at g/√(1 + g²) of its grade, and the normal carries 1/√(1 + g_x² + g_y²)
+    /// of the weight.
+    fn of(ground: &Ground) -> Slope {
+        let (gx, gy) = (ground.grade, ground.cross_grade);
+        Slope {
+            along_sin: gx / (1.0 + gx * gx).sqrt(),
+            cross_sin: gy / (1.0 + gy * gy).sqrt(),
+            normal: 1.0 / (1.0 + gx * gx + gy * gy).sqrt(),
+        }
+    }
+}
+
+/// The weight of the dynamic single track in the lateral motion: 0 below 0.5 m/s, 1
+/// above 1.5 m/s, a smooth step between (continuous, with a continuous slope).
+pub fn dynamic_weight(vx: f64) -> f64 {
+    let u = ((vx.abs() - 0.5) / 1.0).clamp(0.0, 1.0);
+    u * u * (3.0 - 2.0 * u)
+}
+
+/// The new longitudinal speed after one step. The pushing forces (the drive within the
+/// ground's friction, drag, the grade, the front tire's drag in a turn) move the vehicle;
+/// the resisting ones (the brake within the friction, rolling resistance) oppose its
+/// motion and, Coulomb-like, bring it to rest and hold it there while the push is within
+/// them: a braked vehicle stands on a slope its brake and the ground can hold, and slides
+/// on one they cannot.
+fn longitudinal(
+    p: &VehicleDynamics,
+    s: &VehicleState,
+    gear: u8,
+    mu: f64,
+    crr: f64,
+    slope: &Slope,
+    front_drag_n: f64,
+) -> f64 {
+    let m = p.mass_kg;
+    // Gear: reverse drives backwards; park and neutral give no drive.
+    let dir = match gear {
+        2 => -1.0,
+        4 | 5 => 1.0,
+        _ => 0.0,
+    };
+    let vx = s.vx_mps;
+    let friction = mu * m * G * slope.normal;
+    let push = (dir * s.drive_n).clamp(-friction, friction)
+        - p.drag_kg_per_m * vx * vx.abs()
+        - m * G * slope.along_sin
+        - front_drag_n;
+    // A locked wheel slides: brake and rolling resistance together within the friction.
+    let resist = (s.brake_n + crr * m * G * slope.normal).min(friction);
+    let v_free = vx + (push / m + s.vy_mps * s.yaw_rate_rps) * DT_S;
+    let dv = resist / m * DT_S;
+    if v_free.abs() <= dv {
+        0.0
+    } else {
+        v_free - dv * v_free.signum()
     }
 }
 
@@ -332,15 +377,19 @@ fn lateral_forces(
 /// the body's roll acceleration. The inner wheels' load over their static load comes from
 /// the moments about the outer contact line: the lateral force at the CG height, and the
 /// CG shifted outward by the body's roll about the roll centre.
-fn roll(p: &VehicleDynamics, s: &mut VehicleState) -> StepInfo {
+fn roll(p: &VehicleDynamics, s: &mut VehicleState, g_cross: f64, normal: f64) -> StepInfo {
     let wn = std::f64::consts::TAU * p.roll_hz;
-    let acc = wn * wn * (s.ay_mps2 - s.roll_accel_mps2) - 2.0 * p.roll_damping * wn * s.roll_rate;
+    // The lateral force the body feels per mass: the acceleration and, on a side slope,
+    // gravity's component across it (both load the downhill, or outer, wheels).
+    let felt = s.ay_mps2 + g_cross;
+    let acc = wn * wn * (felt - s.roll_accel_mps2) - 2.0 * p.roll_damping * wn * s.roll_rate;
     s.roll_rate += acc * DT_S;
     s.roll_accel_mps2 += s.roll_rate * DT_S;
     let ay_body = s.roll_accel_mps2.abs();
     let shift =
         (p.cg_height_m - p.roll_centre_height_m) * (p.roll_gradient_rad_per_mps2 * ay_body).sin();
-    let inner = 1.0 - 2.0 * shift / p.track_m - 2.0 * ay_body * p.cg_height_m / (G * p.track_m);
+    let inner =
+        1.0 - 2.0 * shift / p.track_m - 2.0 * ay_body * p.cg_height_m / (G * normal * p.track_m);
     StepInfo {
         inner_load_ratio: inner,
         wheel_lift: inner <= 0.0,
@@ -365,6 +414,7 @@ mod tests {
         class: Some(GroundClass::Asphalt),
         state: GroundState::Dry,
         grade: 0.0,
+        cross_grade: 0.0,
     };
 
     #[test]
@@ -420,28 +470,136 @@ mod tests {
         }
     }
 
+    /// Runs `n` steps of `a` on `g` from rest; the vehicle.
+    fn at_rest_on(g: &Ground, a: &Actuation, n: usize) -> Vehicle {
+        let mut v = Vehicle::new(VehicleDynamics::default(), 0.0, 0.0, 0.0);
+        for _ in 0..n {
+            v.step(a, g);
+        }
+        v
+    }
+
     #[test]
-    fn on_a_slope_a_braked_vehicle_creeps_and_the_hold_keeps_it() {
-        let slope = Ground {
+    fn the_brake_holds_at_rest_what_the_brake_and_the_ground_can_hold() {
+        // 40 % downhill, full brake, dry gravel (μ 0.6 > 0.4): held within 9 mm in 30 s.
+        let down = Ground {
+            class: Some(GroundClass::Gravel),
+            grade: -0.4,
+            ..FLAT
+        };
+        let v = at_rest_on(&down, &act(0.0, 80.0, 0.0), 120 * 30);
+        assert!(v.s.x_m.abs() <= 0.009, "moved {} m", v.s.x_m);
+        assert_eq!(v.speed_mps(), 0.0);
+        // The same with 40 bar on an 8 % grade: held (it crept before, with no static
+        // friction in the tire model).
+        let gentle = Ground {
             grade: 0.08,
             ..FLAT
         };
-        let mut v = Vehicle::new(VehicleDynamics::default(), 0.0, 0.0, 0.0);
-        for _ in 0..1200 {
-            v.step(&act(0.0, 40.0, 0.0), &slope);
-        }
+        let v = at_rest_on(&gentle, &act(0.0, 40.0, 0.0), 1200);
+        // (It rolls a fraction of a millimetre while the brake builds from 0.)
+        assert!(v.s.x_m.abs() < 0.001 && v.speed_mps() == 0.0, "{:?}", v.s);
+        // 60 % uphill on wet field (μ 0.35 < 0.6): full brake cannot hold; it slides back
+        // at about g (sin θ − μ cos θ) = 2.5 m/s².
+        let wet = Ground {
+            class: Some(GroundClass::Field),
+            state: GroundState::Wet,
+            grade: 0.6,
+            cross_grade: 0.0,
+        };
+        let (mu, _) = ground(wet.class, wet.state);
+        let v = at_rest_on(&wet, &act(0.0, 80.0, 0.0), 120);
+        let th = 0.6f64.atan();
+        let a = G * (th.sin() - mu * th.cos());
+        assert!(v.speed_mps() < -0.8 * a, "{} m/s after 1 s", v.speed_mps());
+        assert!(v.speed_mps() > -1.1 * a);
+        // A brake too weak for the grade (5 % brake on 40 %) does not hold either.
+        let v = at_rest_on(&down, &act(0.0, 4.0, 0.0), 120);
+        assert!(v.speed_mps() > 1.0, "{}", v.speed_mps());
+    }
+
+    #[test]
+    fn a_side_slope_pulls_sideways_loads_the_downhill_wheels_and_can_tip() {
+        // 30 % side slope rising to the left, at rest, braked: the tires hold the body
+        // (μ 0.9 dry asphalt) and the felt lateral force is g sin φ toward the uphill side.
+        let side = Ground {
+            cross_grade: 0.3,
+            ..FLAT
+        };
+        let mut v = at_rest_on(&side, &act(0.0, 40.0, 0.0), 600);
+        assert!(v.s.y_m.abs() < 1e-9 && v.s.vy_mps.abs() < 1e-9, "{:?}", v.s);
+        let phi = 0.3f64.atan();
         assert!(
-            v.s.x_m < -0.05,
-            "no static friction: it creeps ({} m)",
-            v.s.x_m
+            (v.s.roll_accel_mps2 - G * phi.sin()).abs() < 0.01,
+            "{:?}",
+            v.s
         );
-        let mut held = Vehicle::new(VehicleDynamics::default(), 0.0, 0.0, 0.0);
-        let mut a = act(0.0, 40.0, 0.0);
-        a.stop_hold = true;
-        for _ in 0..1200 {
-            held.step(&a, &slope);
+        let i = v.step(&act(0.0, 40.0, 0.0), &side);
+        assert!(i.inner_load_ratio < 1.0 && i.inner_load_ratio > 0.0);
+        // The static stability: the inner wheels unload at the side slope where
+        // 2 h tan φ / t plus the roll shift reaches 1 (60 % lifts, 40 % does not).
+        let lift = |cross: f64| {
+            let g = Ground {
+                cross_grade: cross,
+                class: Some(GroundClass::Asphalt),
+                ..FLAT
+            };
+            let mut v = Vehicle::new(VehicleDynamics::default(), 0.0, 0.0, 0.0);
+            let mut lifted = false;
+            for _ in 0..600 {
+                lifted |= v.step(&act(0.0, 80.0, 0.0), &g).wheel_lift;
+            }
+            lifted
+        };
+        assert!(
+            !lift(0.4) && lift(0.7),
+            "the rollover threshold lies between 40 and 70 %"
+        );
+        // 60 % across wet field: the tires cannot hold; the body slides downhill (right).
+        let wet = Ground {
+            class: Some(GroundClass::Field),
+            state: GroundState::Wet,
+            grade: 0.0,
+            cross_grade: 0.6,
+        };
+        let v = at_rest_on(&wet, &act(0.0, 80.0, 0.0), 120);
+        assert!(v.s.vy_mps < -1.0, "{:?}", v.s);
+        // Driving straight across a 30 % side slope: the pull shows as a drift downhill.
+        let mut v = Vehicle::new(VehicleDynamics::default(), 0.0, 0.0, 0.0);
+        v.s.vx_mps = 4.0;
+        for _ in 0..240 {
+            v.step(&act(8.0, 0.0, 0.0), &side);
         }
-        assert_eq!(held.s.x_m, 0.0);
+        assert!(v.s.y_m < -0.1, "no drift: {:?}", v.s);
+    }
+
+    #[test]
+    fn the_lateral_model_blends_continuously_at_low_speed() {
+        // The steady lateral acceleration of a fixed steer against the speed, across the
+        // blend from 0.5 to 1.5 m/s: no jump between neighbouring speeds.
+        let steady_ay = |speed: f64| {
+            let mut v = Vehicle::new(VehicleDynamics::default(), 0.0, 0.0, 0.0);
+            v.s.vx_mps = speed;
+            for _ in 0..360 {
+                let th = 3.0 + (speed - v.speed_mps()) * 80.0;
+                v.step(&act(th.max(0.0), 0.0, 0.1), &FLAT);
+            }
+            v.s.ay_mps2
+        };
+        let speeds: Vec<f64> = (0..=24).map(|k| 0.4 + 0.05 * k as f64).collect();
+        let ays: Vec<f64> = speeds.iter().map(|&s| steady_ay(s)).collect();
+        for (w, s) in ays.windows(2).zip(&speeds) {
+            assert!(
+                (w[1] - w[0]).abs() < 0.02,
+                "at {s:.2} m/s: {:.4} → {:.4}",
+                w[0],
+                w[1]
+            );
+        }
+        assert!(ays[24] > ays[0]);
+        assert_eq!(dynamic_weight(0.5), 0.0);
+        assert_eq!(dynamic_weight(1.5), 1.0);
+        assert_eq!(dynamic_weight(-1.0), 0.5);
     }
 
     #[test]

@@ -203,13 +203,16 @@ impl World {
         self
     }
 
-    /// The ground under a point with the vehicle's heading: the class, the state and the
-    /// grade along the heading (the elevation's central difference over ±1 m).
+    /// The ground under a point with the vehicle's heading: the class, the state, the
+    /// grade along the heading and across it (rising to the left), each the elevation's
+    /// central difference over ±1 m where the map has an elevation, else the plane's.
     pub fn ground_at(&self, x: f64, y: f64, heading_rad: f64) -> Ground {
+        let left = heading_rad + std::f64::consts::FRAC_PI_2;
         let plane = Ground {
             class: self.ground.class,
             state: self.ground.state,
             grade: self.ground.grade(heading_rad),
+            cross_grade: self.ground.grade(left),
         };
         let Some(map) = &self.map else {
             return plane;
@@ -218,20 +221,18 @@ impl World {
             Some(c) => c.ground(),
             None => plane.class,
         };
-        let grade = map
-            .elevation
-            .as_ref()
-            .and_then(|e| {
-                let (s, c) = heading_rad.sin_cos();
-                let ahead = e.bilinear(x + c, y + s)?;
-                let behind = e.bilinear(x - c, y - s)?;
-                Some((ahead - behind) / 2.0)
-            })
-            .unwrap_or(plane.grade);
+        let slope = |dir: f64| {
+            let e = map.elevation.as_ref()?;
+            let (s, c) = dir.sin_cos();
+            let ahead = e.bilinear(x + c, y + s)?;
+            let behind = e.bilinear(x - c, y - s)?;
+            Some((ahead - behind) / 2.0)
+        };
         Ground {
             class,
             state: plane.state,
-            grade,
+            grade: slope(heading_rad).unwrap_or(plane.grade),
+            cross_grade: slope(left).unwrap_or(plane.cross_grade),
         }
     }
 

@@ -362,6 +362,8 @@ pub struct Tick {
     pub speed_mps: f64,
     pub curvature_per_m: f64,
     pub row: Option<CommandRow>,
+    /// Whether the tick is of the final stop (the client's command, not the driver's).
+    pub final_stop: bool,
 }
 
 /// One report as the sinks get it: with the state at its time (the last observation
@@ -446,6 +448,7 @@ pub fn drive(
             speed_mps: cmd.speed_mps,
             curvature_per_m: cmd.curvature_per_m,
             row,
+            final_stop: d.stop_ticks.is_some(),
         })?;
         d.sum.ticks += 1;
         // Read until the next tick: the barrier of this tick's steps, or its wall time.

@@ -93,6 +93,9 @@ pub struct Dbw {
     vel_ref: f64,
     accel_ref: f64,
     integral: f64,
+    /// The sine of the pitch along the heading (uphill positive), as the vehicle's IMU
+    /// measures it; the plant sets it before each step (the ULC's grade feed-forward).
+    pub grade_sin: f64,
     stop_brake: f64,
     stop_hold: bool,
 }
@@ -135,6 +138,7 @@ impl Dbw {
             vel_ref: 0.0,
             accel_ref: 0.0,
             integral: 0.0,
+            grade_sin: 0.0,
             stop_brake: 0.0,
             stop_hold: false,
         }
@@ -423,8 +427,30 @@ impl Dbw {
                 self.accel_ref = 0.0;
             }
             let e = self.vel_ref - speed_mps;
-            self.integral = (self.integral + e * dt).clamp(-l.integral_max_m, l.integral_max_m);
-            let a_des = self.accel_ref + l.kp_per_s * e + l.ki_per_s2 * self.integral;
+            // Anti-windup by conditional integration: the integral grows only while its
+            // demand is within what the pedals can give (full throttle, full brake), so a
+            // long hill needs no cap that would leave the controller short of the grade.
+            // Grade feed-forward: the acceleration gravity takes along the direction of
+            // the gear, from the measured pitch (an acres model choice: with only the
+            // integral the ULC stood short of a hill's grade, or rolled back on relaunch).
+            let dir = match self.gear {
+                2 => -1.0,
+                4 | 5 => 1.0,
+                _ => 0.0,
+            };
+            let a_ff = dir * crate::plant::vehicle::G * self.grade_sin;
+            let a_des_of = |i: f64| self.accel_ref + l.kp_per_s * e + l.ki_per_s2 * i + a_ff;
+            let next = (self.integral + e * dt).clamp(-l.integral_max_m, l.integral_max_m);
+            let (a_lo, a_hi) = (
+                -100.0 / l.brake_pct_per_mps2 - l.coast_decel_mps2,
+                100.0 / l.throttle_pct_per_mps2 - l.coast_decel_mps2,
+            );
+            let saturated = (e > 0.0 && a_des_of(self.integral) >= a_hi)
+                || (e < 0.0 && a_des_of(self.integral) <= a_lo);
+            if !saturated {
+                self.integral = next;
+            }
+            let a_des = a_des_of(self.integral);
             if a_des >= -l.coast_decel_mps2 {
                 throttle_want = (a_des + l.coast_decel_mps2) * l.throttle_pct_per_mps2;
             } else if !self.ulc_coast {
