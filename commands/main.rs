@@ -12,6 +12,7 @@ mod output;
 mod plot;
 mod replay;
 mod sim;
+mod validate;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -76,6 +77,7 @@ pub enum Command {
     Bridge(bridge::Args),
     Config(config::Args),
     Plot(plot::Args),
+    Validate(validate::Args),
     Man(man::Args),
 }
 
@@ -99,6 +101,11 @@ fn main() -> ExitCode {
         Command::Bridge(a) => bridge::run(a, &cli.global),
         Command::Config(a) => config::run(a, &cli.global),
         Command::Plot(a) => plot::run(a, &cli.global),
+        Command::Validate(a) => match validate::run(a, &cli.global) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Command::Man(a) => man::run(a, &cli.global),
     };
     match result {

@@ -9,11 +9,13 @@ use crate::chain::scan::Scan;
 use crate::chain::shield::{Command, Shield};
 use crate::chain::{Chain, ChainInput};
 use crate::config::Config;
+use crate::ground::map::Map;
 use crate::plant::dbw::DbwCommands;
 use crate::plant::vehicle::GroundState;
 use crate::plant::world::{Plane, World};
 use crate::plant::{Plant, StartPose};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A straight lane of one class from a point along a heading.
 fn lane(x0: f64, y0: f64, yaw: f64, class: GroundClass, speed_mps: f64, length_m: f64) -> Path {
@@ -538,4 +540,63 @@ mod tests {
             "{r:?}"
         );
     }
+}
+
+/// A lane window of the map for a hold run: its grade along the heading (rise over run),
+/// its centre and the heading along the lane's axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaneWindow {
+    pub grade: f64,
+    pub x_m: f64,
+    pub y_m: f64,
+    pub yaw_rad: f64,
+}
+
+/// The `n` steepest windows of the map's lanes, at least `spacing_m` apart: lane cells
+/// every 2 m with 6 m of lane either way along x or y, by the grade's magnitude (the
+/// reference's hold tests take 16, to 9 %).
+pub fn steep_lane_windows(map: &Arc<Map>, n: usize, spacing_m: f64) -> Vec<LaneWindow> {
+    let plane = Plane {
+        class: None,
+        state: GroundState::Dry,
+        slope_pct: 0.0,
+        slope_dir_deg: 0.0,
+    };
+    let world = World::new(plane, vec![]).with_map(map.clone());
+    let g = &map.classes;
+    let lane = |x: f64, y: f64| g.at(x, y).is_some_and(|c| c.is_lane());
+    let (w, h) = (
+        g.width as f64 * g.resolution_m,
+        g.height as f64 * g.resolution_m,
+    );
+    let mut windows = Vec::new();
+    for j in 0..(h / 2.0) as usize {
+        for i in 0..(w / 2.0) as usize {
+            let (x, y) = (1.0 + 2.0 * i as f64, 1.0 + 2.0 * j as f64);
+            for yaw in [0.0, std::f64::consts::FRAC_PI_2] {
+                let (s, c) = f64::sin_cos(yaw);
+                if lane(x, y) && lane(x + 6.0 * c, y + 6.0 * s) && lane(x - 6.0 * c, y - 6.0 * s) {
+                    let grade = world.ground_at(x, y, yaw).grade;
+                    windows.push(LaneWindow {
+                        grade,
+                        x_m: x,
+                        y_m: y,
+                        yaw_rad: yaw,
+                    });
+                }
+            }
+        }
+    }
+    windows.sort_by(|a, b| b.grade.abs().total_cmp(&a.grade.abs()));
+    let mut picked: Vec<LaneWindow> = Vec::new();
+    for win in windows {
+        if picked.len() < n
+            && picked
+                .iter()
+                .all(|p| (p.x_m - win.x_m).hypot(p.y_m - win.y_m) > spacing_m)
+        {
+            picked.push(win);
+        }
+    }
+    picked
 }

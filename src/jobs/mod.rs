@@ -11,3 +11,4 @@ pub mod calibrate;
 pub mod measure;
 pub mod replay;
 pub mod sim;
+pub mod validate;

@@ -357,52 +357,20 @@ mod tests {
             slope_pct: 0.0,
             slope_dir_deg: 0.0,
         };
-        let world = World::new(plane(GroundState::Dry), vec![]).with_map(map.clone());
-        // Lane cells every 2 m, with the lane's axis direction and the grade along it.
-        let g = &map.classes;
-        let lane = |x: f64, y: f64| g.at(x, y).is_some_and(|c| c.is_lane());
-        let mut windows: Vec<(f64, f64, f64, f64)> = Vec::new();
-        let step = 2.0;
-        let (w, h) = (
-            g.width as f64 * g.resolution_m,
-            g.height as f64 * g.resolution_m,
-        );
-        let mut y = 1.0;
-        while y < h {
-            let mut x = 1.0;
-            while x < w {
-                if lane(x, y) {
-                    for yaw in [0.0, std::f64::consts::FRAC_PI_2] {
-                        let (s, c) = f64::sin_cos(yaw);
-                        if lane(x + 6.0 * c, y + 6.0 * s) && lane(x - 6.0 * c, y - 6.0 * s) {
-                            let grade = world.ground_at(x, y, yaw).grade;
-                            windows.push((grade.abs(), x, y, yaw));
-                        }
-                    }
-                }
-                x += step;
-            }
-            y += step;
-        }
-        windows.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let mut picked: Vec<(f64, f64, f64, f64)> = Vec::new();
-        for win in windows {
-            if picked.len() < 8
-                && picked
-                    .iter()
-                    .all(|p| (p.1 - win.1).hypot(p.2 - win.2) > 30.0)
-            {
-                picked.push(win);
-            }
-        }
+        let picked = crate::jobs::measure::steep_lane_windows(&map, 8, 30.0);
         assert_eq!(picked.len(), 8);
         assert!(
-            (0.085..=0.0905).contains(&picked[0].0),
+            (0.085..=0.0905).contains(&picked[0].grade.abs()),
             "steepest lane window {} %",
-            picked[0].0 * 100.0
+            picked[0].grade * 100.0
         );
-        assert!(picked[7].0 >= 0.06, "8th window {} %", picked[7].0 * 100.0);
-        for (grade, x, y, yaw) in picked {
+        assert!(
+            picked[7].grade.abs() >= 0.06,
+            "8th window {} %",
+            picked[7].grade * 100.0
+        );
+        for w in picked {
+            let (grade, x, y, yaw) = (w.grade, w.x_m, w.y_m, w.yaw_rad);
             for dir in [0.0, std::f64::consts::PI] {
                 for state in [GroundState::Dry, GroundState::Wet] {
                     let world = World::new(plane(state), vec![]).with_map(map.clone());

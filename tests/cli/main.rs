@@ -12,6 +12,7 @@ mod plot;
 mod replay;
 mod routes;
 mod sim;
+mod validate;
 
 use assert_cmd::Command;
 
