@@ -52,6 +52,16 @@ impl Stepper {
         }
     }
 
+    /// Requests for `secs` of wall time: requests per second.
+    fn rate_for(&mut self, secs: f64) -> f64 {
+        let (t, mut n) = (Instant::now(), 0u64);
+        while t.elapsed().as_secs_f64() < secs {
+            self.request();
+            n += 1;
+        }
+        n as f64 / t.elapsed().as_secs_f64()
+    }
+
     /// One request; the lines read before the barrier.
     fn request(&mut self) -> u64 {
         let b = self.ctl.step(12).unwrap();
@@ -79,14 +89,9 @@ fn bridge(secs: f64, observations: bool) -> f64 {
     let (ports, control, stop, handle) =
         spawn(&Config::builtin(), &s, &opts, Box::new(|_| {})).unwrap();
     let mut c = Stepper::connect(ports[0], control.unwrap());
-    c.request();
-    let (t, mut n) = (Instant::now(), 0u64);
-    while t.elapsed().as_secs_f64() < secs {
-        let lines = c.request();
-        assert!(lines >= if observations { 6 } else { 5 });
-        n += 1;
-    }
-    let rate = n as f64 / t.elapsed().as_secs_f64();
+    let lines = c.request();
+    assert!(lines >= if observations { 6 } else { 5 });
+    let rate = c.rate_for(secs);
     stop.store(true, Ordering::Relaxed);
     let _ = handle.join();
     rate
@@ -170,12 +175,7 @@ fn echo(secs: f64) -> f64 {
         line: String::new(),
     };
     c.request();
-    let (t, mut n) = (Instant::now(), 0u64);
-    while t.elapsed().as_secs_f64() < secs {
-        c.request();
-        n += 1;
-    }
-    let rate = n as f64 / t.elapsed().as_secs_f64();
+    let rate = c.rate_for(secs);
     stop.store(true, Ordering::Relaxed);
     let _ = h.join();
     rate
@@ -195,13 +195,7 @@ fn four_ports(secs: f64) -> f64 {
                 };
                 let (ports, control, stop, handle) =
                     spawn(&Config::builtin(), &s, &opts, Box::new(|_| {})).unwrap();
-                let mut c = Stepper::connect(ports[0], control.unwrap());
-                let (t, mut n) = (Instant::now(), 0u64);
-                while t.elapsed().as_secs_f64() < secs {
-                    c.request();
-                    n += 1;
-                }
-                let rate = n as f64 / t.elapsed().as_secs_f64();
+                let rate = Stepper::connect(ports[0], control.unwrap()).rate_for(secs);
                 stop.store(true, Ordering::Relaxed);
                 let _ = handle.join();
                 rate

@@ -102,20 +102,17 @@ fn the_client_drives_a_steps_file_writes_every_report_and_ends_with_stop_and_dis
     )
     .unwrap();
     let csv_path = dir.path().join("reports.csv");
-    let (code, out, err) = run(&[
-        "bridge",
-        "client",
-        "--port",
-        &s.port.to_string(),
-        "--control-port",
-        &s.control.to_string(),
-        "--steps",
-        steps.to_str().unwrap(),
-        "--log",
-        csv_path.to_str().unwrap(),
-        "--hud",
-        "test run",
-    ]);
+    let (code, out, err) = client(
+        &s,
+        &[
+            "--steps",
+            steps.to_str().unwrap(),
+            "--log",
+            csv_path.to_str().unwrap(),
+            "--hud",
+            "test run",
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(
         out.starts_with(&format!("connected to 127.0.0.1:{}\n", s.port)),
@@ -169,20 +166,17 @@ fn the_client_follows_a_path_and_its_record_replays() {
     let rec = dir.path().join("drive.jsonl");
     let csv_path = dir.path().join("reports.csv");
     let route = data("routes/straight_lane.json");
-    let (code, out, err) = run(&[
-        "bridge",
-        "client",
-        "--port",
-        &s.port.to_string(),
-        "--control-port",
-        &s.control.to_string(),
-        "--path",
-        &route,
-        "--record",
-        rec.to_str().unwrap(),
-        "--log",
-        csv_path.to_str().unwrap(),
-    ]);
+    let (code, out, err) = client(
+        &s,
+        &[
+            "--path",
+            &route,
+            "--record",
+            rec.to_str().unwrap(),
+            "--log",
+            csv_path.to_str().unwrap(),
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("done: "), "{out}");
     let text = std::fs::read_to_string(&rec).unwrap();
@@ -285,6 +279,26 @@ fn open_ground(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// `acres bridge client` with `args` against the lockstep server `s`.
+fn client(s: &Server, args: &[&str]) -> (i32, String, String) {
+    let (port, control) = (s.port.to_string(), s.control.to_string());
+    let mut all = vec![
+        "bridge",
+        "client",
+        "--port",
+        &port,
+        "--control-port",
+        &control,
+    ];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+/// `acres bridge client --path ROUTE --log CSV` against a lockstep server.
+fn path_drive(s: &Server, route: &str, csv_path: &std::path::Path) -> (i32, String, String) {
+    client(s, &["--path", route, "--log", csv_path.to_str().unwrap()])
+}
+
 /// The lateral offset y of a trace at x, by linear interpolation (None off its ends).
 fn y_at(trace: &[(f64, f64)], x: f64) -> Option<f64> {
     trace.windows(2).find_map(|w| {
@@ -302,18 +316,7 @@ fn the_path_client_follows_through_the_bridge_as_the_sim_does() {
     let (scen, route) = open_ground(dir.path());
     let s = serve(Some(&scen));
     let (csv_path, log) = (dir.path().join("drive.csv"), dir.path().join("sim.jsonl"));
-    let (code, _, err) = run(&[
-        "bridge",
-        "client",
-        "--port",
-        &s.port.to_string(),
-        "--control-port",
-        &s.control.to_string(),
-        "--path",
-        &route,
-        "--log",
-        csv_path.to_str().unwrap(),
-    ]);
+    let (code, _, err) = path_drive(&s, &route, &csv_path);
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = run(&[
         "sim",
@@ -367,18 +370,7 @@ fn a_drive_always_ends() {
     let dir = tempfile::tempdir().unwrap();
     let (_, route) = open_ground(dir.path());
     let csv_path = dir.path().join("drive.csv");
-    let (code, out, err) = run(&[
-        "bridge",
-        "client",
-        "--port",
-        &s.port.to_string(),
-        "--control-port",
-        &s.control.to_string(),
-        "--path",
-        &route,
-        "--log",
-        csv_path.to_str().unwrap(),
-    ]);
+    let (code, out, err) = path_drive(&s, &route, &csv_path);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         err.contains("no progress: the vehicle stood for 10 s"),
@@ -388,18 +380,7 @@ fn a_drive_always_ends() {
     assert!(s.has("ACRES_DBW_DISABLED"));
     let rows = csv::Reader::from_path(&csv_path).unwrap().records().count();
     assert!(rows > 1000, "{rows} rows kept");
-    let (code, out, err) = run(&[
-        "bridge",
-        "client",
-        "--port",
-        &s.port.to_string(),
-        "--control-port",
-        &s.control.to_string(),
-        "--steps",
-        "demo",
-        "--duration",
-        "2",
-    ]);
+    let (code, out, err) = client(&s, &["--steps", "demo", "--duration", "2"]);
     assert_eq!(code, 0, "{err}");
     // 2 s, the 3 s stop and the disable's 0.1 s, at 50 Hz.
     assert!(out.contains("done: 255 DBW reports received"), "{out}");
