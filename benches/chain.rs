@@ -64,6 +64,7 @@ fn shield_step(c: &mut Criterion) {
                 .station_m,
         )),
         class: Some(GroundClass::Gravel),
+        grade: 0.0,
     };
     let mut window = ShieldScratch::default();
     let cmd = Command {
@@ -129,6 +130,7 @@ fn chain_step(c: &mut Criterion) {
         speed_mps: 4.0,
         yaw_rate_rps: 0.0,
         gear: Gear::High,
+        grade: 0.0,
     };
     let mut step = 0u64;
     c.bench_function("chain step, 360 returns", |b| {

@@ -210,6 +210,24 @@ pub struct StopRule {
 }
 
 impl StopRule {
+    /// The rule on a downhill (acres's grade-aware stop rule, docs/rules.md): the
+    /// deceleration is at most what friction `mu` leaves against gravity,
+    /// `0.8 g (μ cos θ − sin θ)` with θ the downhill angle of travel (`downhill_sin` its
+    /// sine, 0 on the level or uphill), and never below 0.05 m/s² (a slope steeper than
+    /// the friction can hold gives a stop cap near 0). The 0.8 is the envelope's own share
+    /// of a measured deceleration ("Speed Envelope").
+    pub fn on_grade(self, downhill_sin: f64, mu: f64) -> StopRule {
+        if downhill_sin.is_nan() || downhill_sin <= 0.0 {
+            return self;
+        }
+        let s = downhill_sin.min(1.0);
+        let left = 0.8 * crate::plant::vehicle::G * (mu * (1.0 - s * s).sqrt() - s);
+        StopRule {
+            decel_mps2: self.decel_mps2.min(left.max(0.05)),
+            ..self
+        }
+    }
+
     /// `d_stop(v) = d_m + |v| T + v²/(2a)` (vehicle-software.md "Trajectory Checker").
     pub fn stop_distance(&self, speed_mps: f64) -> f64 {
         let v = speed_mps.abs();
@@ -386,6 +404,37 @@ mod tests {
     }
 
     /// A stop rule with bounded, physically meaningful parameters.
+    #[test]
+    fn the_grade_aware_rule_takes_what_friction_leaves_on_a_downhill() {
+        let r = StopRule {
+            obstacle_margin_m: 2.4,
+            stop_time_s: 1.0,
+            decel_mps2: 1.2,
+        };
+        // Level ground and uphill: unchanged.
+        assert_eq!(r.on_grade(0.0, 0.35), r);
+        assert_eq!(r.on_grade(-0.2, 0.35), r);
+        // 9 % downhill: 0.8 g (0.35 cos θ − sin θ) = 2.03 m/s², more than 1.2: unchanged.
+        let s9 = 0.09 / (1.0f64 + 0.0081).sqrt();
+        assert_eq!(r.on_grade(s9, 0.35), r);
+        // 30 % downhill: 0.8 × 9.81 × (0.35 × 0.958 − 0.287) = 0.379 m/s².
+        let s30 = 0.3 / (1.0f64 + 0.09).sqrt();
+        let d = r.on_grade(s30, 0.35).decel_mps2;
+        let want = 0.8 * 9.81 * (0.35 * (1.0 - s30 * s30).sqrt() - s30);
+        assert!((d - want).abs() < 1e-12 && (0.37..0.39).contains(&d), "{d}");
+        assert!(r.on_grade(s30, 0.35).stop_cap(20.0) < r.stop_cap(20.0));
+        // Steeper than friction can hold: the floor, and a cap near 0.
+        let g = r.on_grade(0.5, 0.35);
+        assert_eq!(g.decel_mps2, 0.05);
+        assert!(
+            g.stop_cap(10.0) < 0.9 && r.stop_cap(10.0) > 3.0,
+            "{}",
+            g.stop_cap(10.0)
+        );
+        // Not a number: unchanged.
+        assert_eq!(r.on_grade(f64::NAN, 0.35), r);
+    }
+
     fn stop_rules() -> impl Strategy<Value = StopRule> {
         (0.0f64..5.0, 0.0f64..3.0, 0.05f64..10.0).prop_map(|(m, t, a)| StopRule {
             obstacle_margin_m: m,

@@ -73,6 +73,14 @@ pub struct VehicleState {
     pub yaw_rate_rps: f64,
     /// The gear engaged.
     pub gear: Gear,
+    /// The grade along the heading, rise over run (uphill positive), as the vehicle
+    /// measures it (its pitch) or the map gives it; 0 where unknown (logs omit it then).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub grade: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A proposer's chunk for this step (the checker decides whether it drives). Its start
@@ -322,6 +330,7 @@ impl Chain {
             reference_curvature_per_m: drv.reference_curvature_per_m,
             reference: Some((&self.path, &part, drv.projection.station_m)),
             class: drv.class,
+            grade: st.grade,
         };
         let judged = judge
             .map(|c| {
@@ -535,6 +544,7 @@ mod tests {
             speed_mps: v,
             yaw_rate_rps: 0.0,
             gear,
+            grade: 0.0,
         }
     }
 
@@ -567,6 +577,7 @@ mod tests {
             speed_mps: v,
             yaw_rate_rps: 0.0,
             gear: Gear::High,
+            grade: 0.0,
         }
     }
 

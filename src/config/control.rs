@@ -28,6 +28,23 @@ pub struct ShieldConfig {
     pub latency_s: f64,
     /// The base deceleration of the stop rule, m/s²; the class limits replace it.
     pub brake_decel_mps2: f64,
+    /// The grade-aware stop rule (an acres extension, default on; off gives the
+    /// reference's rule exactly): on a downhill the stop rule's deceleration is at most
+    /// what the ground's friction leaves, `0.8 g (μ cos θ − sin θ)`.
+    #[serde(default = "yes")]
+    pub grade_aware_stop: bool,
+    /// The friction `μ` the grade-aware rule assumes: the lowest of the model's grounds
+    /// (wet grass and wet field, 0.35), since the chain does not know the grip.
+    #[serde(default = "default_grade_mu")]
+    pub grade_mu: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_grade_mu() -> f64 {
+    0.35
 }
 
 /// The source of the shield's scan in the simulator (`corridor.scan_source`).
@@ -297,6 +314,7 @@ impl ControlConfig {
         c.range("shield.obstacle_margin_m", s.obstacle_margin_m, 0.0, 50.0)?;
         c.range("shield.latency_s", s.latency_s, 0.0, 10.0)?;
         c.positive("shield.brake_decel_mps2", s.brake_decel_mps2, 20.0)?;
+        c.positive("shield.grade_mu", s.grade_mu, 2.0)?;
         let k = &self.corridor;
         if s.geofence_margin_m == 0.0 && k.narrow_time_s > 0.0 {
             // w(v) divides by G (vehicle-software.md "Swept corridor").

@@ -32,7 +32,7 @@ pub struct LoggedCommand {
     pub speed_mps: f64,
 }
 
-/// The columns a CSV log needs: time, pose, speed; `yaw_rate_rps`, `gear` (a number),
+/// The columns a CSV log needs: time, pose, speed; `yaw_rate_rps`, `grade`, `gear` (a number),
 /// `cmd_speed_mps` and `cmd_curvature_per_m` (the logged command) and `scan_0` …
 /// `scan_359` are read where present.
 pub const CSV_COLUMNS: [&str; 5] = ["t", "x_m", "y_m", "yaw_rad", "speed_mps"];
@@ -143,6 +143,7 @@ struct CsvColumns {
     yaw_rate: Option<usize>,
     gear: Option<usize>,
     cmd_speed: Option<usize>,
+    grade: Option<usize>,
     cmd_curvature: Option<usize>,
     scan: Vec<usize>,
 }
@@ -171,6 +172,7 @@ impl CsvColumns {
             yaw_rate: col("yaw_rate_rps"),
             gear: col("gear"),
             cmd_speed: col("cmd_speed_mps"),
+            grade: col("grade"),
             cmd_curvature: col("cmd_curvature_per_m"),
             scan: (0..).map_while(|i| col(&format!("scan_{i}"))).collect(),
             headers,
@@ -253,6 +255,7 @@ impl CsvColumns {
                 } else {
                     Gear::High
                 }),
+                grade: self.opt(rec, self.grade)?.unwrap_or(0.0),
             },
             scan,
             logged,

@@ -137,6 +137,8 @@ impl Plant {
             speed_mps: s.vx_mps,
             yaw_rate_rps: s.yaw_rate_rps,
             gear: Gear::from_number(self.dbw.gear()).unwrap_or(Gear::Park),
+            // The pitch the vehicle measures, as a grade.
+            grade: self.ground().grade,
         }
     }
 

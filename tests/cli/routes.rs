@@ -40,6 +40,7 @@ fn drive(path: Path) -> (Pose, f64, u64) {
         speed_mps: 0.0,
         yaw_rate_rps: 0.0,
         gear: Gear::High,
+        grade: 0.0,
     };
     let mut worst = 0.0f64;
     for step in 0..200_000u64 {

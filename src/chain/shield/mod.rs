@@ -90,6 +90,9 @@ pub struct ShieldInput<'a> {
     pub reference: Option<(&'a Path, &'a Range<usize>, f64)>,
     /// The ground class under the vehicle.
     pub class: Option<GroundClass>,
+    /// The grade along the vehicle's heading, rise over run (uphill positive; 0 where it
+    /// is not known), for the grade-aware stop rule.
+    pub grade: f64,
 }
 
 /// The shield's result: the limited command and what changed it.
@@ -219,6 +222,19 @@ impl Shield {
         self.envelope.stop_rule(self.class_limits(class))
     }
 
+    /// The stop rule of a point's class on the grade `grade` (along the heading, uphill
+    /// positive) travelled forward or in reverse: the grade-aware rule where
+    /// `shield.grade_aware_stop` is on, else the class's rule unchanged.
+    pub fn stop_rule_on(&self, class: Option<GroundClass>, grade: f64, reverse: bool) -> StopRule {
+        let rule = self.stop_rule(class);
+        let s = &self.control.shield;
+        if !s.grade_aware_stop || !grade.is_finite() {
+            return rule;
+        }
+        let travel = if reverse { -grade } else { grade };
+        rule.on_grade(-travel / (1.0 + travel * travel).sqrt(), s.grade_mu)
+    }
+
     /// The swept corridor's half width at the measured speed.
     pub fn half_width(&self, speed_mps: f64) -> f64 {
         let s = &self.control.shield;
@@ -281,8 +297,8 @@ impl Shield {
             };
         }
         let (kappa, mut v) = self.actuator_limits(cmd, &mut out);
-        let rule = self.stop_rule(input.class);
         let reverse = v < 0.0 || (v == 0.0 && input.speed_mps < 0.0);
+        let rule = self.stop_rule_on(input.class, input.grade, reverse);
 
         // Geofence.
         if let Some(fence) = &self.geofence {
@@ -488,6 +504,39 @@ mod tests {
         Shield::new(&Config::builtin(), Grip::Unknown).unwrap()
     }
 
+    #[test]
+    fn on_a_steep_downhill_the_obstacle_cap_is_lower_unless_the_rule_is_off() {
+        // An object 20 m ahead on gravel; a 30 % grade along the heading.
+        let mut r = vec![f64::INFINITY; 360];
+        r[0] = 20.0;
+        let scan = Scan::new(r).unwrap();
+        let cmd = Command {
+            curvature_per_m: 0.0,
+            speed_mps: 7.0,
+        };
+        let cap = |sh: &Shield, grade: f64, v: f64| {
+            let mut i = input(&scan, v, Some(GroundClass::Gravel));
+            i.grade = grade;
+            let c = Command {
+                speed_mps: v.signum() * cmd.speed_mps,
+                ..cmd
+            };
+            sh.limit(c, &i).unwrap().command.speed_mps.abs()
+        };
+        let sh = shield();
+        let level = cap(&sh, 0.0, 3.0);
+        assert!(cap(&sh, 0.3, 3.0) == level, "uphill: the reference's rule");
+        assert!(cap(&sh, -0.3, 3.0) < level - 1.0, "downhill: lower");
+        let mut off = Config::builtin();
+        off.control.shield.grade_aware_stop = false;
+        let sh_off = Shield::new(&off, Grip::Unknown).unwrap();
+        assert_eq!(
+            cap(&sh_off, -0.3, 3.0),
+            level,
+            "off: the reference's rule exactly"
+        );
+    }
+
     fn input<'a>(scan: &'a Scan, v: f64, class: Option<GroundClass>) -> ShieldInput<'a> {
         ShieldInput {
             pose: Pose::default(),
@@ -496,6 +545,7 @@ mod tests {
             reference_curvature_per_m: 0.0,
             reference: None,
             class,
+            grade: 0.0,
         }
     }
 

@@ -64,6 +64,7 @@ impl ObservationIn {
             speed_mps: self.vx,
             yaw_rate_rps: frame::flip(self.yaw_rate),
             gear: self.gear.and_then(Gear::from_number).unwrap_or(gear),
+            grade: 0.0,
         }
     }
 }
