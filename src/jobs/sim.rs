@@ -304,6 +304,42 @@ mod tests {
         }
     }
 
+    /// The shipped farmyard route: 80 m forward, then 18 m in reverse at 1 m/s. The ULC
+    /// controls the speed along the gear, so the reverse leg holds about 1 m/s (it ran
+    /// away to 11 m/s backwards, and lifted a wheel, when it compared the command's
+    /// magnitude with the signed speed).
+    #[test]
+    fn the_reverse_leg_holds_its_speed() {
+        let text = r#"{"name": "yard", "ground": {"class": "concrete", "state": "dry"},
+            "route": "yard_reverse.json", "start": {"x_m": 0, "y_m": 0, "yaw_rad": 1.5707963267948966},
+            "duration_s": 90}"#;
+        let s = Scenario::from_json_str("yard.json", text).unwrap();
+        let mut log = Vec::new();
+        let sum = run(
+            &Config::builtin(),
+            &s,
+            s.path(None).unwrap(),
+            Some(&mut log),
+        )
+        .unwrap();
+        assert!(sum.stopped && !sum.collided && !sum.wheel_lift, "{sum:?}");
+        assert!((95.0..112.0).contains(&sum.distance_m), "{sum:?}");
+        let slowest = log
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                serde_json::from_slice::<LogRecord>(l)
+                    .unwrap()
+                    .state
+                    .speed_mps
+            })
+            .fold(0.0f64, f64::min);
+        assert!(
+            (-1.6..-0.8).contains(&slowest),
+            "fastest backwards {slowest} m/s"
+        );
+    }
+
     fn assert_holds(what: &str, r: crate::jobs::measure::HoldTest) {
         let t = r.rest_s.unwrap_or_else(|| panic!("{what}: never at rest"));
         assert!(t <= 3.7, "{what}: at rest after {t} s");

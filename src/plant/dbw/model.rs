@@ -214,7 +214,8 @@ impl Dbw {
             }
         }
         if let Some(u) = c.ulc_cmd {
-            self.apply_ulc(step, &u, speed_mps, &mut rejected);
+            let v = self.along_gear(speed_mps);
+            self.apply_ulc(step, &u, v, &mut rejected);
         }
         rejected
     }
@@ -343,13 +344,25 @@ impl Dbw {
         }
     }
 
+    /// The signed speed as the speed along the engaged gear's direction (reverse flips it).
+    fn along_gear(&self, speed_mps: f64) -> f64 {
+        if self.gear == 2 {
+            -speed_mps
+        } else {
+            speed_mps
+        }
+    }
+
     /// Advances one physics step with the measured speed; returns what the actuators
     /// apply.
     pub fn step(&mut self, step: u64, speed_mps: f64) -> Actuation {
         let dt = 1.0 / PHYSICS_HZ as f64;
         self.step_steering(step, dt);
 
-        let (throttle_want, brake_want) = self.pedals(step, speed_mps, dt);
+        // The ULC controls the speed in the direction of the gear: its command is a
+        // magnitude, and in reverse the vehicle's signed speed is negative.
+        let v = self.along_gear(speed_mps);
+        let (throttle_want, brake_want) = self.pedals(step, v, dt);
         let follow = |out: f64, want: f64, (inc, dec): (f64, f64)| {
             let want = want.clamp(0.0, 100.0);
             out + (want - out).clamp(-dec * dt, inc * dt)
