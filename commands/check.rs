@@ -266,21 +266,8 @@ fn read_scan(path: &PathBuf, beams: usize) -> anyhow::Result<Scan> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let f: ScanFile = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
-    let scan = Scan::new(
-        f.ranges
-            .into_iter()
-            .map(|r| r.unwrap_or(f64::INFINITY))
-            .collect(),
-    )
-    .with_context(|| format!("{}", path.display()))?;
-    if scan.beams() != beams {
-        bail!(
-            "{}: {} beams, corridor.beams is {beams}",
-            path.display(),
-            scan.beams()
-        );
-    }
-    Ok(scan)
+    acres::chain::checker::batch::scan_of(&f.ranges, beams)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 fn run_batch(args: &Args, input: &PathBuf, judge: &Judge, global: &Global) -> anyhow::Result<bool> {

@@ -33,6 +33,11 @@ impl Scan {
         Ok(Scan { ranges })
     }
 
+    /// A scan from the wire and log form, null (None) for a beam with no return.
+    pub fn from_returns(ranges: &[Option<f64>]) -> Result<Scan, ScanError> {
+        Scan::new(ranges.iter().map(|r| r.unwrap_or(f64::INFINITY)).collect())
+    }
+
     /// A scan with no return on any beam.
     pub fn empty(beams: usize) -> Scan {
         Scan {

@@ -261,16 +261,20 @@ impl<'a> Judge<'a> {
 
     /// A chunk's own scan: the configured number of beams, each range ≥ 0 or null.
     fn own_scan(&self, ranges: &[Option<f64>]) -> Result<Scan, String> {
-        let want = self.geometry.beams();
-        if ranges.len() != want {
-            return Err(format!(
-                "scan has {} beams, corridor.beams is {want}",
-                ranges.len()
-            ));
-        }
-        Scan::new(ranges.iter().map(|r| r.unwrap_or(f64::INFINITY)).collect())
-            .map_err(|e| e.to_string())
+        scan_of(ranges, self.geometry.beams())
     }
+}
+
+/// A scan given as ranges (null: no return) with the beam count the config expects; the
+/// error says what is wrong (the caller names the file or line).
+pub fn scan_of(ranges: &[Option<f64>], beams: usize) -> Result<Scan, String> {
+    if ranges.len() != beams {
+        return Err(format!(
+            "scan has {} beams, corridor.beams is {beams}",
+            ranges.len()
+        ));
+    }
+    Scan::from_returns(ranges).map_err(|e| e.to_string())
 }
 
 /// Output formats of the batch form.

@@ -45,6 +45,8 @@ pub struct ObservationIn {
     /// The road wheel angle, rad, left positive.
     pub steer_rad: f64,
     pub gear: Option<u8>,
+    /// Our extension: the grade along the heading (0 where the bridge sends none).
+    pub grade: f64,
     pub scan: Option<Vec<Option<f64>>>,
     /// Our extensions: the lateral acceleration (right positive) and wheel lift.
     pub ay: Option<f64>,
@@ -64,7 +66,7 @@ impl ObservationIn {
             speed_mps: self.vx,
             yaw_rate_rps: frame::flip(self.yaw_rate),
             gear: self.gear.and_then(Gear::from_number).unwrap_or(gear),
-            grade: 0.0,
+            grade: self.grade,
         }
     }
 }
@@ -905,9 +907,7 @@ impl BridgeRig {
         s.distance_m = self.distance;
         if let Some(o) = &self.obs {
             s.state = Some(o.state(self.gear));
-            s.scan = o.scan.as_ref().and_then(|r| {
-                Scan::new(r.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect()).ok()
-            });
+            s.scan = o.scan.as_ref().and_then(|r| Scan::from_returns(r).ok());
         }
         s
     }
@@ -1035,6 +1035,7 @@ mod tests {
             yaw_deg: 0.0,
             vx: 2.0,
             steer_rad: 0.1,
+            grade: -0.08,
             ..ObservationIn::default()
         };
         let l = 2.0;
@@ -1055,6 +1056,8 @@ mod tests {
         assert!((s.yaw_rate_rps - 2.0 * k).abs() < 1e-12);
         // The bridge frame: a left wheel angle turns the library's yaw counter-clockwise.
         assert!(s.pose.y_m > 0.0);
+        // The observed grade reaches the chain's state (the grade-aware stop rule).
+        assert_eq!(s.grade, -0.08);
         // Time going back changes nothing.
         d.advance(0.5);
         assert_eq!(d.state, s);

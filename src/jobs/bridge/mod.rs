@@ -282,6 +282,9 @@ pub struct Observation<'a> {
     pub ground_class: Option<crate::chain::envelope::GroundClass>,
     pub gear: u8,
     pub dbw_enabled: bool,
+    /// The grade along the heading, rise over run (uphill positive): the pitch the
+    /// vehicle measures, for the chain's grade-aware stop rule.
+    pub grade: f64,
     pub scan: Vec<Option<f64>>,
 }
 

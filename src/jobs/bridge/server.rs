@@ -663,6 +663,7 @@ fn observation(a: &Agent, out: &mut Vec<u8>) {
         ground_class: ground.class,
         gear: p.dbw.gear(),
         dbw_enabled: p.dbw.enabled(),
+        grade: ground.grade,
         scan: scan
             .ranges()
             .iter()
