@@ -408,6 +408,9 @@ fn a_connection_closed_at_once_is_a_failed_drive() {
 /// Ctrl-C in a real-time drive: the stop, the disable, the CSV kept, exit 1.
 #[test]
 fn ctrl_c_stops_disables_and_keeps_what_was_received() {
+    let _turn = super::bridge_hostile::REAL_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let s = super::bridge::serve_with(&[]);
     let dir = tempfile::tempdir().unwrap();
     let csv_path = dir.path().join("drive.csv");
