@@ -118,13 +118,8 @@ pub fn run(
     let mut chain = Chain::new(config, route, Grip::Unknown)?.with_shield(shield);
     let mut plant = scenario.plant(config)?;
     let steps = (scenario.duration_s * crate::plant::dbw::PHYSICS_HZ as f64).round() as u64;
+    let mut t = Tally::default();
     let mut control = 0u64;
-    let (mut distance, mut max_ay, mut lift, mut collided) = (0.0, 0.0f64, false, false);
-    let mut interventions: BTreeMap<String, u64> = BTreeMap::new();
-    let mut standing_at_end = 0u64;
-    let mut standing = 0u64;
-    let mut t_end = 0.0;
-    let mut rest_since: Option<f64> = None;
     for _ in 0..steps {
         if plant.is_control_step() {
             let v = plant.speed_mps();
@@ -137,58 +132,96 @@ pub fn run(
                 scan: &scan,
                 proposal: None,
             })?;
-            for i in &row.interventions {
-                *interventions.entry(i.rule.code().to_string()).or_default() += 1;
-            }
             plant.apply_row(&row);
-            collided |= plant.collided();
-            // At the route's end: at rest for a whole second.
-            let rested = rest_since.is_some_and(|t| plant.time_s() - t >= 1.0 - 1e-9);
-            if row.finished && rested {
-                standing_at_end += 1;
-            } else {
-                standing_at_end = 0;
-            }
-            if v.abs() < 0.05 && row.speed_mps == 0.0 {
-                standing += 1;
-            } else {
-                standing = 0;
-            }
+            let end = t.control(&plant, &row, v);
             if let Some(w) = log.as_deref_mut() {
                 let scan = scenario.record_scan.then_some(&scan);
                 write_record(w, control, plant.time_s(), state, scan, row, report)?;
             }
             control += 1;
-            // The end: a collision, 1 s at rest at the route's end, or 3 s standing.
-            if collided || standing_at_end >= 1 || standing >= 150 {
-                t_end = plant.time_s();
+            if end {
+                t.t_end = plant.time_s();
                 break;
             }
         }
         let info = plant.physics();
-        lift |= info.wheel_lift;
-        max_ay = max_ay.max(plant.vehicle.s.ay_mps2.abs());
-        distance += plant.speed_mps().abs() / crate::plant::dbw::PHYSICS_HZ as f64;
-        t_end = plant.time_s();
-        if plant.speed_mps().abs() >= REST_MPS {
-            rest_since = None;
-        } else if rest_since.is_none() {
-            rest_since = Some(t_end);
-        }
+        t.physics(&plant, info.wheel_lift);
     }
     Ok(Summary {
         scenario: scenario.name.clone(),
-        time_s: t_end,
-        distance_m: distance,
-        collided,
-        stopped: rest_since.is_some_and(|t| t_end - t >= 1.0 - 1e-9),
-        at_rest_since_s: rest_since,
+        time_s: t.t_end,
+        distance_m: t.distance,
+        collided: t.collided,
+        stopped: t.rest_since.is_some_and(|r| t.t_end - r >= 1.0 - 1e-9),
+        at_rest_since_s: t.rest_since,
         gap_m: plant.gap_m(),
-        max_lateral_accel_mps2: max_ay,
-        wheel_lift: lift,
-        interventions,
+        max_lateral_accel_mps2: t.max_ay,
+        wheel_lift: t.lift,
+        interventions: t.interventions,
         final_speed_mps: plant.speed_mps(),
     })
+}
+
+/// What a run counts as it goes, and when it ends.
+#[derive(Default)]
+struct Tally {
+    distance: f64,
+    max_ay: f64,
+    lift: bool,
+    collided: bool,
+    interventions: BTreeMap<String, u64>,
+    /// Control steps at the route's end after a whole second at rest.
+    standing_at_end: u64,
+    /// Control steps standing with a stop commanded.
+    standing: u64,
+    t_end: f64,
+    rest_since: Option<f64>,
+}
+
+impl Tally {
+    /// A control step with the chain's row (`v` the speed it saw); whether the run ends:
+    /// a collision, 1 s at rest at the route's end, or 3 s standing.
+    fn control(
+        &mut self,
+        plant: &crate::plant::Plant,
+        row: &crate::chain::CommandRow,
+        v: f64,
+    ) -> bool {
+        for i in &row.interventions {
+            *self
+                .interventions
+                .entry(i.rule.code().to_string())
+                .or_default() += 1;
+        }
+        self.collided |= plant.collided();
+        let rested = self
+            .rest_since
+            .is_some_and(|t| plant.time_s() - t >= 1.0 - 1e-9);
+        self.standing_at_end = if row.finished && rested {
+            self.standing_at_end + 1
+        } else {
+            0
+        };
+        self.standing = if v.abs() < 0.05 && row.speed_mps == 0.0 {
+            self.standing + 1
+        } else {
+            0
+        };
+        self.collided || self.standing_at_end >= 1 || self.standing >= 150
+    }
+
+    /// After a physics step.
+    fn physics(&mut self, plant: &crate::plant::Plant, wheel_lift: bool) {
+        self.lift |= wheel_lift;
+        self.max_ay = self.max_ay.max(plant.vehicle.s.ay_mps2.abs());
+        self.distance += plant.speed_mps().abs() / crate::plant::dbw::PHYSICS_HZ as f64;
+        self.t_end = plant.time_s();
+        if plant.speed_mps().abs() >= REST_MPS {
+            self.rest_since = None;
+        } else if self.rest_since.is_none() {
+            self.rest_since = Some(self.t_end);
+        }
+    }
 }
 
 /// One log record as a JSON line; the scan with null for no return.

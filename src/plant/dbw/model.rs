@@ -405,99 +405,116 @@ impl Dbw {
     /// The pedal demands (throttle %, brake %): the ULC's while it is engaged (with the stop
     /// integral and the hold of a commanded stop), else the direct commands.
     fn pedals(&mut self, step: u64, speed_mps: f64, dt: f64) -> (f64, f64) {
-        let ulc_on = self.engaged(&self.ulc, step);
-        let (mut throttle_want, mut brake_want) = (0.0, 0.0);
-        if ulc_on {
-            let (la, ld, jt, jb) = self.ulc_limits;
-            let l = &self.cfg.ulc;
-            let target_a = match self.ulc.cmd_type {
-                1 => {
-                    let e = self.ulc_cmd - self.vel_ref;
-                    // Approach: the acceleration that stops the reference at the command.
-                    (e / dt).clamp(-ld, la)
-                }
-                _ => self.ulc_cmd.clamp(-ld, la),
-            };
-            let j = if target_a >= self.accel_ref { jt } else { jb };
-            self.accel_ref += (target_a - self.accel_ref).clamp(-j * dt, j * dt);
-            let next = self.vel_ref + self.accel_ref * dt;
-            self.vel_ref = if self.ulc.cmd_type == 1
-                && (self.vel_ref - self.ulc_cmd) * (next - self.ulc_cmd) <= 0.0
-            {
-                self.accel_ref = 0.0;
-                self.ulc_cmd
-            } else {
-                next
-            };
-            // A vehicle that stands while a stop is commanded has reached the reference: on
-            // an uphill grade it stops before the reference does, and must not roll back.
-            if self.ulc.cmd_type == 1
-                && self.ulc_cmd == 0.0
-                && speed_mps.abs() < l.hold_speed_mps
-                && self.accel_ref <= 0.0
-            {
-                self.vel_ref = 0.0;
-                self.accel_ref = 0.0;
-            }
-            let e = self.vel_ref - speed_mps;
-            // Anti-windup by conditional integration: the integral grows only while its
-            // demand is within what the pedals can give (full throttle, full brake), so a
-            // long hill needs no cap that would leave the controller short of the grade.
-            // Grade feed-forward: the acceleration gravity takes along the direction of
-            // the gear, from the measured pitch (an acres model choice: with only the
-            // integral the ULC stood short of a hill's grade, or rolled back on relaunch).
-            let dir = match self.gear {
-                2 => -1.0,
-                4 | 5 => 1.0,
-                _ => 0.0,
-            };
-            let a_ff = dir * crate::plant::vehicle::G * self.grade_sin;
-            let a_des_of = |i: f64| self.accel_ref + l.kp_per_s * e + l.ki_per_s2 * i + a_ff;
-            let next = (self.integral + e * dt).clamp(-l.integral_max_m, l.integral_max_m);
-            let (a_lo, a_hi) = (
-                -100.0 / l.brake_pct_per_mps2 - l.coast_decel_mps2,
-                100.0 / l.throttle_pct_per_mps2 - l.coast_decel_mps2,
-            );
-            let saturated = (e > 0.0 && a_des_of(self.integral) >= a_hi)
-                || (e < 0.0 && a_des_of(self.integral) <= a_lo);
-            if !saturated {
-                self.integral = next;
-            }
-            let a_des = a_des_of(self.integral);
-            if a_des >= -l.coast_decel_mps2 {
-                throttle_want = (a_des + l.coast_decel_mps2) * l.throttle_pct_per_mps2;
-            } else if !self.ulc_coast {
-                brake_want = (-a_des - l.coast_decel_mps2) * l.brake_pct_per_mps2;
-            }
-            let stopping = self.ulc.cmd_type == 1 && self.ulc_cmd == 0.0 && self.vel_ref == 0.0;
-            if stopping {
-                self.stop_brake = (self.stop_brake.max(l.stop_brake_pct)
-                    + l.stop_integral_per_s * speed_mps.abs() * 100.0 * dt)
-                    .min(100.0);
-                brake_want = brake_want.max(self.stop_brake);
-                throttle_want = 0.0;
-                self.integral = 0.0;
-            } else {
-                self.stop_brake = 0.0;
-            }
-            self.stop_hold = stopping && speed_mps.abs() < l.hold_speed_mps;
-            let rate = self.cfg.brake.rate_pct_s.max(self.cfg.throttle.rate_pct_s);
-            self.throttle_rates = (rate, rate);
-            self.brake_rates = (rate, rate);
-        } else {
-            self.stop_hold = false;
-            self.stop_brake = 0.0;
-            // Off, the ULC's reference follows the measured speed (vehicle-bridge.md: 0.4 s
-            // after the last command, vel_ref equals vel_meas).
-            self.vel_ref = speed_mps;
-            self.accel_ref = 0.0;
-            if self.engaged(&self.throttle, step) {
-                throttle_want = self.throttle_target;
-            }
-            if self.engaged(&self.brake, step) {
-                brake_want = self.brake_target;
-            }
+        if self.engaged(&self.ulc, step) {
+            return self.ulc_pedals(speed_mps, dt);
         }
+        self.stop_hold = false;
+        self.stop_brake = 0.0;
+        // Off, the ULC's reference follows the measured speed (vehicle-bridge.md: 0.4 s
+        // after the last command, vel_ref equals vel_meas).
+        self.vel_ref = speed_mps;
+        self.accel_ref = 0.0;
+        let throttle = if self.engaged(&self.throttle, step) {
+            self.throttle_target
+        } else {
+            0.0
+        };
+        let brake = if self.engaged(&self.brake, step) {
+            self.brake_target
+        } else {
+            0.0
+        };
+        (throttle, brake)
+    }
+
+    /// The ULC's reference: `accel_ref` toward the command within the acceleration and
+    /// jerk limits, `vel_ref` integrated from it and stopped at the command.
+    fn ulc_reference(&mut self, speed_mps: f64, dt: f64) {
+        let (la, ld, jt, jb) = self.ulc_limits;
+        let target_a = match self.ulc.cmd_type {
+            // Approach: the acceleration that stops the reference at the command.
+            1 => ((self.ulc_cmd - self.vel_ref) / dt).clamp(-ld, la),
+            _ => self.ulc_cmd.clamp(-ld, la),
+        };
+        let j = if target_a >= self.accel_ref { jt } else { jb };
+        self.accel_ref += (target_a - self.accel_ref).clamp(-j * dt, j * dt);
+        let next = self.vel_ref + self.accel_ref * dt;
+        self.vel_ref = if self.ulc.cmd_type == 1
+            && (self.vel_ref - self.ulc_cmd) * (next - self.ulc_cmd) <= 0.0
+        {
+            self.accel_ref = 0.0;
+            self.ulc_cmd
+        } else {
+            next
+        };
+        // A vehicle that stands while a stop is commanded has reached the reference: on
+        // an uphill grade it stops before the reference does, and must not roll back.
+        if self.ulc.cmd_type == 1
+            && self.ulc_cmd == 0.0
+            && speed_mps.abs() < self.cfg.ulc.hold_speed_mps
+            && self.accel_ref <= 0.0
+        {
+            self.vel_ref = 0.0;
+            self.accel_ref = 0.0;
+        }
+    }
+
+    /// The ULC's acceleration demand: the reference's acceleration, the PI terms of the
+    /// speed error, and the grade feed-forward: the acceleration gravity takes along the
+    /// gear's direction, from the measured pitch (an acres model choice: with only the
+    /// integral the ULC stood short of a hill's grade, or rolled back on relaunch). The
+    /// integral grows only while the demand is within what the pedals can give
+    /// (conditional integration), so a long hill needs no cap that leaves it short.
+    fn ulc_demand(&mut self, speed_mps: f64, dt: f64) -> f64 {
+        let l = &self.cfg.ulc;
+        let e = self.vel_ref - speed_mps;
+        let dir = match self.gear {
+            2 => -1.0,
+            4 | 5 => 1.0,
+            _ => 0.0,
+        };
+        let a_ff = dir * crate::plant::vehicle::G * self.grade_sin;
+        let a_des_of = |i: f64| self.accel_ref + l.kp_per_s * e + l.ki_per_s2 * i + a_ff;
+        let next = (self.integral + e * dt).clamp(-l.integral_max_m, l.integral_max_m);
+        let (a_lo, a_hi) = (
+            -100.0 / l.brake_pct_per_mps2 - l.coast_decel_mps2,
+            100.0 / l.throttle_pct_per_mps2 - l.coast_decel_mps2,
+        );
+        let saturated = (e > 0.0 && a_des_of(self.integral) >= a_hi)
+            || (e < 0.0 && a_des_of(self.integral) <= a_lo);
+        if !saturated {
+            self.integral = next;
+        }
+        a_des_of(self.integral)
+    }
+
+    /// The ULC's pedals: the demand turned into throttle or brake (coasting first), and
+    /// at the end of a commanded stop the stop brake and its integral, and the hold.
+    fn ulc_pedals(&mut self, speed_mps: f64, dt: f64) -> (f64, f64) {
+        self.ulc_reference(speed_mps, dt);
+        let a_des = self.ulc_demand(speed_mps, dt);
+        let l = &self.cfg.ulc;
+        let (mut throttle_want, mut brake_want) = (0.0, 0.0);
+        if a_des >= -l.coast_decel_mps2 {
+            throttle_want = (a_des + l.coast_decel_mps2) * l.throttle_pct_per_mps2;
+        } else if !self.ulc_coast {
+            brake_want = (-a_des - l.coast_decel_mps2) * l.brake_pct_per_mps2;
+        }
+        let stopping = self.ulc.cmd_type == 1 && self.ulc_cmd == 0.0 && self.vel_ref == 0.0;
+        if stopping {
+            self.stop_brake = (self.stop_brake.max(l.stop_brake_pct)
+                + l.stop_integral_per_s * speed_mps.abs() * 100.0 * dt)
+                .min(100.0);
+            brake_want = brake_want.max(self.stop_brake);
+            throttle_want = 0.0;
+            self.integral = 0.0;
+        } else {
+            self.stop_brake = 0.0;
+        }
+        self.stop_hold = stopping && speed_mps.abs() < l.hold_speed_mps;
+        let rate = self.cfg.brake.rate_pct_s.max(self.cfg.throttle.rate_pct_s);
+        self.throttle_rates = (rate, rate);
+        self.brake_rates = (rate, rate);
         (throttle_want, brake_want)
     }
 
