@@ -287,6 +287,25 @@ mod tests {
         assert_eq!(a, b);
     }
 
+    /// Runs a scenario given as text; its summary and log records.
+    fn run_logged(name: &str, text: &str) -> (Summary, Vec<LogRecord>) {
+        let s = Scenario::from_json_str(name, text).unwrap();
+        let mut log = Vec::new();
+        let sum = run(
+            &Config::builtin(),
+            &s,
+            s.path(None).unwrap(),
+            Some(&mut log),
+        )
+        .unwrap();
+        let recs = log
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        (sum, recs)
+    }
+
     /// An approach to an object on a 9 % grade, up and down, at 3 and 6.9 m/s on gravel:
     /// the vehicle stops at d_m (2.4 m) or beyond, comes to rest and stays there (no
     /// relaunch, no roll back) through the end of the run.
@@ -303,15 +322,7 @@ mod tests {
             v["obstacles"] =
                 serde_json::json!([{"circle": {"x_m": 50.0, "y_m": 0.0, "radius_m": 0.4}}]);
             v["duration_s"] = 40.0.into();
-            let s = Scenario::from_json_str("grade.json", &v.to_string()).unwrap();
-            let mut log = Vec::new();
-            let sum = run(
-                &Config::builtin(),
-                &s,
-                s.path(None).unwrap(),
-                Some(&mut log),
-            )
-            .unwrap();
+            let (sum, recs) = run_logged("grade.json", &v.to_string());
             let what = format!("slope toward {dir}°, {speed} m/s: {sum:?}");
             assert!(!sum.collided && sum.stopped, "{what}");
             assert!(sum.gap_m.unwrap() >= 2.4, "{what}");
@@ -319,13 +330,9 @@ mod tests {
             assert!(rest < 30.0, "{what}");
             // Once at rest it does not relaunch (it may inch on toward d_m under the
             // shield's cap, below 0.1 m/s) nor roll back (1 mm at most).
-            let xs: Vec<(f64, f64, f64)> = log
-                .split(|b| *b == b'\n')
-                .filter(|l| !l.is_empty())
-                .map(|l| {
-                    let r: LogRecord = serde_json::from_slice(l).unwrap();
-                    (r.t, r.state.pose.x_m, r.state.speed_mps)
-                })
+            let xs: Vec<(f64, f64, f64)> = recs
+                .iter()
+                .map(|r| (r.t, r.state.pose.x_m, r.state.speed_mps))
                 .collect();
             let first = xs.iter().position(|(_, _, v)| v.abs() < REST_MPS).unwrap();
             let mut far = xs[first].1;
@@ -346,26 +353,12 @@ mod tests {
         let text = r#"{"name": "yard", "ground": {"class": "concrete", "state": "dry"},
             "route": "yard_reverse.json", "start": {"x_m": 0, "y_m": 0, "yaw_rad": 1.5707963267948966},
             "duration_s": 90}"#;
-        let s = Scenario::from_json_str("yard.json", text).unwrap();
-        let mut log = Vec::new();
-        let sum = run(
-            &Config::builtin(),
-            &s,
-            s.path(None).unwrap(),
-            Some(&mut log),
-        )
-        .unwrap();
+        let (sum, recs) = run_logged("yard.json", text);
         assert!(sum.stopped && !sum.collided && !sum.wheel_lift, "{sum:?}");
         assert!((95.0..112.0).contains(&sum.distance_m), "{sum:?}");
-        let slowest = log
-            .split(|b| *b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| {
-                serde_json::from_slice::<LogRecord>(l)
-                    .unwrap()
-                    .state
-                    .speed_mps
-            })
+        let slowest = recs
+            .iter()
+            .map(|r| r.state.speed_mps)
             .fold(0.0f64, f64::min);
         assert!(
             (-1.6..-0.8).contains(&slowest),
