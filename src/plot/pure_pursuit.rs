@@ -89,15 +89,21 @@ fn view(scenario: &Scenario, records: &[LogRecord]) -> ((f64, f64), (f64, f64)) 
             ys.push(*y_m);
         }
     }
-    let (x0, x1) = (
-        xs.iter().cloned().fold(f64::INFINITY, f64::min) - 3.0,
-        xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max) + 5.0,
-    );
+    let lo = |v: &[f64]| v.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = |v: &[f64]| v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let (mut x0, mut x1) = (lo(&xs) - 3.0, hi(&xs) + 5.0);
     let (w, h) = SIZE;
-    let yc = 0.5
-        * (ys.iter().cloned().fold(f64::INFINITY, f64::min)
-            + ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
-    let half_h = (x1 - x0) * (h as f64 - 120.0) / (w as f64 - 120.0) / 2.0;
+    // Metres per pixel alike on both axes; the window widens where the trace runs
+    // further north or south than east or west, so that nothing is cut off.
+    let aspect = (h as f64 - 120.0) / (w as f64 - 120.0);
+    let (y_lo, y_hi) = (lo(&ys) - 4.0, hi(&ys) + 4.0);
+    let wide = (y_hi - y_lo) / aspect;
+    if wide > x1 - x0 {
+        let xc = 0.5 * (x0 + x1);
+        (x0, x1) = (xc - wide / 2.0, xc + wide / 2.0);
+    }
+    let yc = 0.5 * (y_lo + y_hi);
+    let half_h = (x1 - x0) * aspect / 2.0;
     ((x0, x1), (yc - half_h, yc + half_h))
 }
 
