@@ -256,12 +256,15 @@ fn steers(config: &Config) -> Vec<Check> {
         .par_iter()
         .map(|&(c, s)| (c, s, measure::steering_step(config, c, s, 7.8, 0.2, false)))
         .collect();
-    let slid: Vec<String> = without
+    let slid: Vec<(GroundClass, GroundState)> = without
         .iter()
         .filter(|r| !r.2.wheel_lift)
-        .map(|r| format!("{} {:?}", r.0, r.1).to_lowercase())
+        .map(|r| (r.0, r.1))
         .collect();
-    let paved_wet = |s: &String| s == "asphalt wet" || s == "concrete wet";
+    // The documented departure: wet pavement slides before it tips (rules.md).
+    let paved_wet = |(c, s): &(GroundClass, GroundState)| {
+        !crate::plant::vehicle::deformable(Some(*c)) && *s == GroundState::Wet
+    };
     let without_verdict = if slid.is_empty() {
         Verdict::Pass
     } else if slid.iter().all(paved_wet) {
@@ -290,7 +293,11 @@ fn steers(config: &Config) -> Vec<Check> {
             acres: if slid.is_empty() {
                 "a wheel lifts on every class and state".into()
             } else {
-                format!("a wheel lifts except on {} (slides)", slid.join(", "))
+                let names: Vec<String> = slid
+                    .iter()
+                    .map(|(c, s)| format!("{c} {s:?}").to_lowercase())
+                    .collect();
+                format!("a wheel lifts except on {} (slides)", names.join(", "))
             },
             verdict: without_verdict,
         },
