@@ -65,6 +65,8 @@ fn shield_step(c: &mut Criterion) {
         )),
         class: Some(GroundClass::Gravel),
         grade: 0.0,
+        moving: &[],
+        passing: false,
     };
     let mut window = ShieldScratch::default();
     let cmd = Command {

@@ -68,6 +68,26 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// Checks, before a long run, that an output file can be written: its folder exists and
+/// is a folder (`-`, stdout, always can).
+pub fn check_output_dir(path: &Path) -> anyhow::Result<()> {
+    if path == Path::new("-") {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Whether an error is a closed stdout (`acres ... | head`), which is not a failure.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {

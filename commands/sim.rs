@@ -31,13 +31,32 @@ pub struct Args {
     /// arcs, the stop distances and the final gap, as `acres plot pure-pursuit` does.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// What the moving-object rule sees: `off` (the reference's shield), `tracker` (moving
+    /// objects from the scans, the default of control_v1.json) or `oracle` (the true
+    /// states of the scenario's actors, to measure the tracker's share).
+    #[arg(long, value_name = "MODE", value_parser = ["off", "tracker", "oracle"])]
+    moving: Option<String>,
+    /// Run a suite of 30 generated scenarios instead of one: `crossing-person` or
+    /// `oncoming-vehicle` (docs/validation.md "Moving actors"). Without --moving it runs
+    /// each scenario with the moving-object rule off (the reference's shield) and as
+    /// configured, and prints both counts beside the reference's; --plot draws the
+    /// closest approach of each scenario.
+    #[arg(long, value_name = "NAME", value_parser = ["crossing-person", "oncoming-vehicle"],
+          conflicts_with_all = ["scenario", "log"])]
+    suite: Option<String>,
     /// Output format of the summary: `table` or `json`.
     #[arg(long, value_parser = ["table", "json"], default_value = "table")]
     format: String,
 }
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
-    let config = global.load_config()?;
+    let mut config = global.load_config()?;
+    if let Some(m) = &args.moving {
+        config.control.shield.moving_obstacle = m.parse().map_err(anyhow::Error::msg)?;
+    }
+    if let Some(name) = &args.suite {
+        return run_suite(&args, name, &config, global);
+    }
     let scenario = Scenario::load(args.scenario.as_deref())?;
     let route = scenario.route()?;
     let summary = if let Some(plot) = &args.plot {
@@ -96,5 +115,125 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     for (rule, n) in &summary.interventions {
         t.push_str(&format!("interventions {rule}: {n} steps\n"));
     }
+    t.push_str(&format!(
+        "moving-object rule: {}\n",
+        match summary.moving_rule {
+            acres::config::MovingMode::Off => "off",
+            acres::config::MovingMode::Tracker => "tracker",
+            acres::config::MovingMode::Oracle => "ORACLE (the true actor states)",
+        }
+    ));
+    if let Some(c) = summary.closest_actor_m {
+        t.push_str(&format!("closest approach to an actor: {c:.2} m\n"));
+    }
+    for c in &summary.contacts {
+        let who = match c.by {
+            acres::jobs::sim::ContactBy::Vehicle => "by the vehicle",
+            acres::jobs::sim::ContactBy::Actor => "by the actor, the vehicle at rest",
+        };
+        let name = if c.name.is_empty() {
+            String::new()
+        } else {
+            format!(" {:?}", c.name)
+        };
+        t.push_str(&format!(
+            "contact: {} {}{name} at {:.2} s, {who}; vehicle {:.2} m/s, {} {:.2} m/s\n",
+            c.kind, c.index, c.t_s, c.ego_speed_mps, c.kind, c.actor_speed_mps
+        ));
+    }
     output::print(&t)
+}
+
+/// `--suite`: the suite in the modes asked for, a table of each scenario's closest
+/// approach and contact, the counts beside the reference's.
+fn run_suite(
+    args: &Args,
+    name: &str,
+    config: &acres::config::Config,
+    global: &Global,
+) -> anyhow::Result<()> {
+    use acres::config::MovingMode;
+    use acres::jobs::suite::{self, SuiteKind};
+    let kind = SuiteKind::from_name(name).expect("clap checks the suite's name");
+    let modes = match &args.moving {
+        Some(m) => vec![m.parse::<MovingMode>().map_err(anyhow::Error::msg)?],
+        None => {
+            let configured = config.control.shield.moving_obstacle;
+            if configured == MovingMode::Off {
+                vec![MovingMode::Off]
+            } else {
+                vec![MovingMode::Off, configured]
+            }
+        }
+    };
+    if let Some(p) = &args.plot {
+        crate::plot::image_format(None, p)?;
+        output::check_output_dir(p)?;
+    }
+    let mut results = Vec::new();
+    for m in modes {
+        global.status(&format!(
+            "running {} with the moving-object rule {m:?}",
+            kind.name()
+        ));
+        results.push(suite::run(config, kind, m)?);
+    }
+    if let Some(p) = &args.plot {
+        let format = crate::plot::image_format(None, p)?;
+        let bytes = acres::plot::suite(&results, format)?;
+        output::write_output(p, &bytes)?;
+        global.status(&format!("wrote {}", p.display()));
+    }
+    if args.format == "json" {
+        return output::print_json(&results);
+    }
+    output::print(&suite_table(&results))
+}
+
+/// The suite's table: a row per scenario, a column pair per mode, then the counts.
+fn suite_table(results: &[acres::jobs::suite::SuiteResult]) -> String {
+    let mut head = vec!["scenario".to_string()];
+    for r in results {
+        head.push(format!("closest m ({:?})", r.moving).to_lowercase());
+        head.push(format!("contact ({:?})", r.moving).to_lowercase());
+    }
+    let mut rows = vec![head];
+    for i in 0..results[0].runs.len() {
+        let mut row = vec![results[0].runs[i].name.clone()];
+        for r in results {
+            let run = &r.runs[i];
+            row.push(output::f2(run.closest_m));
+            row.push(
+                if run.collided_by_vehicle {
+                    "by the vehicle"
+                } else if run.struck_by_actor {
+                    "by the actor"
+                } else {
+                    "-"
+                }
+                .to_string(),
+            );
+        }
+        rows.push(row);
+    }
+    let mut t = output::table(&rows);
+    for r in results {
+        let label = match r.moving {
+            acres::config::MovingMode::Off => "moving-object rule off (the reference's shield)",
+            acres::config::MovingMode::Tracker => "moving-object rule with the tracker",
+            acres::config::MovingMode::Oracle => {
+                "moving-object rule with the ORACLE (true actor states)"
+            }
+        };
+        t.push_str(&format!(
+            "{}: {label}: collisions by the vehicle {}/{}, struck at rest by the actor {}/{} (reference: {}/30 with its shield)\n",
+            r.suite.name(),
+            r.collisions_by_vehicle,
+            r.scenarios,
+            r.struck_by_actor,
+            r.scenarios,
+            r.reference_collisions
+        ));
+    }
+    t
 }

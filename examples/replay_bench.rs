@@ -83,6 +83,7 @@ fn main() {
         map: None,
         route: RouteRef::Inline(route),
         obstacles,
+        actors: vec![],
         start: Start {
             x_m: 0.0,
             y_m: 0.0,

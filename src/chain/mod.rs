@@ -8,6 +8,7 @@
 //! - [`scan`]: the shield's 360-beam planar scan;
 //! - [`shield`]: the four rules that limit each command, and the swept corridor;
 //! - [`checker`]: the trajectory checker over proposal chunks, single and batch;
+//! - [`tracker`]: moving objects from successive scans, for the moving-object rule;
 //! - [`step`]: the chain's step, which joins them into a command row.
 
 pub mod checker;
@@ -17,6 +18,7 @@ pub mod path;
 pub mod scan;
 pub mod shield;
 pub mod step;
+pub mod tracker;
 
 pub use step::{
     CONTROL_HZ, Chain, ChainError, ChainInput, Checker, CommandRow, Gear, Proposal, Source,

@@ -118,6 +118,22 @@ impl ScanGeometry {
         Ok(())
     }
 
+    /// The returns of a scan with their beam index, as points of the body frame; beams
+    /// with no return inside the reach are left out.
+    pub fn indexed_points<'a>(
+        &'a self,
+        scan: &'a Scan,
+    ) -> impl Iterator<Item = (usize, f64, f64)> + 'a {
+        let (mx, my) = self.mount;
+        let reach = self.reach_m;
+        scan.ranges
+            .iter()
+            .zip(self.cos.iter().zip(&self.sin))
+            .enumerate()
+            .filter(move |(_, (r, _))| **r < reach)
+            .map(move |(i, (r, (c, s)))| (i, mx + r * c, my + r * s))
+    }
+
     /// The returns of a scan as points of the body frame; beams with no return inside the
     /// reach are left out.
     pub fn points<'a>(&'a self, scan: &'a Scan) -> impl Iterator<Item = (f64, f64)> + 'a {

@@ -13,7 +13,8 @@ use crate::chain::scan::{Scan, ScanError};
 use crate::chain::shield::{
     Command, Intervention, Pose, Shield, ShieldInput, ShieldOutput, ShieldScratch,
 };
-use crate::config::{ChainConfig, Config};
+use crate::chain::tracker::{MovingObject, Tracker};
+use crate::config::{ChainConfig, Config, MovingMode};
 use serde::{Deserialize, Serialize};
 
 /// The control rate of the chain, Hz.
@@ -224,6 +225,12 @@ pub struct Chain {
     /// The last command sent; before the first step, the vehicle's state.
     last: Option<Command>,
     scratch: ShieldScratch,
+    /// The moving-object rule's source, its tracker and this step's objects.
+    moving_mode: MovingMode,
+    tracker: Tracker,
+    moving: Vec<MovingObject>,
+    /// Whether the moving-object rule let the vehicle pass in front at the last step.
+    passing: bool,
 }
 
 impl Chain {
@@ -247,6 +254,10 @@ impl Chain {
             driver_state: DriverState::default(),
             last: None,
             scratch: ShieldScratch::default(),
+            moving_mode: config.control.shield.moving_obstacle,
+            tracker: Tracker::new(config.control.tracker),
+            moving: Vec::new(),
+            passing: false,
         })
     }
 
@@ -260,6 +271,30 @@ impl Chain {
     pub fn with_shield(mut self, shield: Shield) -> Chain {
         self.shield = shield;
         self
+    }
+
+    /// Sets what the moving-object rule sees (the configuration's by default).
+    pub fn with_moving(mut self, mode: MovingMode) -> Chain {
+        self.moving_mode = mode;
+        self
+    }
+
+    /// What the moving-object rule sees.
+    pub fn moving_mode(&self) -> MovingMode {
+        self.moving_mode
+    }
+
+    /// The true moving objects for the next step, in the oracle mode (ignored otherwise).
+    pub fn set_oracle(&mut self, objects: impl IntoIterator<Item = MovingObject>) {
+        if self.moving_mode == MovingMode::Oracle {
+            self.moving.clear();
+            self.moving.extend(objects);
+        }
+    }
+
+    /// The moving objects the shield saw at the last step.
+    pub fn moving_objects(&self) -> &[MovingObject] {
+        &self.moving
     }
 
     /// The path driven.
@@ -323,6 +358,16 @@ impl Chain {
         }
 
         let part = self.path.parts()[self.driver_state.part].clone();
+        match self.moving_mode {
+            MovingMode::Off => self.moving.clear(),
+            MovingMode::Tracker => {
+                let t = input.step as f64 * CONTROL_DT_S;
+                let geometry = self.shield.geometry();
+                self.tracker.update(t, st.pose, input.scan, geometry);
+                self.tracker.moving(&mut self.moving);
+            }
+            MovingMode::Oracle => {}
+        }
         let sin = ShieldInput {
             pose: st.pose,
             speed_mps: st.speed_mps,
@@ -331,6 +376,8 @@ impl Chain {
             reference: Some((&self.path, &part, drv.projection.station_m)),
             class: drv.class,
             grade: st.grade,
+            moving: &self.moving,
+            passing: self.passing,
         };
         let judged = judge
             .map(|c| {
@@ -347,6 +394,7 @@ impl Chain {
             last,
             self.cfg.curvature_rate_max_per_m_s * CONTROL_DT_S,
         );
+        self.passing = shielded.passing;
         let (v, gear, brake_hold) = gear_logic(&self.cfg, st, shielded.command.speed_mps, last);
         let out = Command {
             curvature_per_m: shielded.command.curvature_per_m,
@@ -471,6 +519,7 @@ fn shield_and_rate(
         first.interventions.extend(again.interventions);
         first.command = again.command;
         first.obstacle_distance_m = first.obstacle_distance_m.min(again.obstacle_distance_m);
+        first.passing |= again.passing;
     }
     first
 }

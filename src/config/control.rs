@@ -37,6 +37,45 @@ pub struct ShieldConfig {
     /// (wet grass and wet field, 0.35), since the chain does not know the grip.
     #[serde(default = "default_grade_mu")]
     pub grade_mu: f64,
+    /// The moving-object rule (an acres extension, default `tracker`; `off` gives the
+    /// reference's shield): each moving object's predicted sweep over the vehicle's stop
+    /// horizon caps the speed as a return would. `oracle` feeds the true states of the
+    /// simulated actors instead of the tracker's (for measuring the tracker).
+    #[serde(default)]
+    pub moving_obstacle: MovingMode,
+    /// The stop horizon of the moving-object rule: the stop rule's time `T`, the time to
+    /// stop from the speed, and this much more, s.
+    #[serde(default = "default_moving_extra")]
+    pub moving_horizon_extra_s: f64,
+}
+
+/// What the moving-object rule sees (`shield.moving_obstacle`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MovingMode {
+    /// No moving-object rule: the reference's shield.
+    Off,
+    /// The tracker's objects, from the scans.
+    #[default]
+    Tracker,
+    /// The simulator's true actor states (labelled as such in every output).
+    Oracle,
+}
+
+impl std::str::FromStr for MovingMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "off" => Ok(MovingMode::Off),
+            "tracker" => Ok(MovingMode::Tracker),
+            "oracle" => Ok(MovingMode::Oracle),
+            _ => Err(format!("`{s}`: expected off, tracker or oracle")),
+        }
+    }
+}
+
+fn default_moving_extra() -> f64 {
+    0.5
 }
 
 fn yes() -> bool {
@@ -279,6 +318,9 @@ pub struct ControlConfig {
     pub chain: ChainConfig,
     #[serde(default)]
     pub dbw: DbwConfig,
+    /// The tracker of the moving-object rule (an acres extension).
+    #[serde(default)]
+    pub tracker: crate::chain::tracker::TrackerConfig,
 }
 
 impl ControlConfig {
@@ -315,6 +357,19 @@ impl ControlConfig {
         c.range("shield.latency_s", s.latency_s, 0.0, 10.0)?;
         c.positive("shield.brake_decel_mps2", s.brake_decel_mps2, 20.0)?;
         c.positive("shield.grade_mu", s.grade_mu, 2.0)?;
+        c.range(
+            "shield.moving_horizon_extra_s",
+            s.moving_horizon_extra_s,
+            0.0,
+            30.0,
+        )?;
+        let t = &self.tracker;
+        c.positive("tracker.cluster_gap_m", t.cluster_gap_m, 10.0)?;
+        c.positive("tracker.max_size_m", t.max_size_m, 100.0)?;
+        c.positive("tracker.gate_m", t.gate_m, 20.0)?;
+        c.positive("tracker.window_s", t.window_s, 5.0)?;
+        c.positive("tracker.min_speed_mps", t.min_speed_mps, 20.0)?;
+        c.positive("tracker.max_missed_s", t.max_missed_s, 5.0)?;
         let k = &self.corridor;
         if s.geofence_margin_m == 0.0 && k.narrow_time_s > 0.0 {
             // w(v) divides by G (vehicle-software.md "Swept corridor").

@@ -5,7 +5,8 @@
 use crate::chain::path::Path;
 use crate::formats::route::RouteFile;
 use crate::ground::Map;
-use crate::plant::world::{Obstacle, Plane};
+use crate::plant::actors::ActorSpec;
+use crate::plant::world::{Obstacle, Plane, validate_obstacle};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -57,6 +58,9 @@ pub struct Scenario {
     pub route: RouteRef,
     #[serde(default)]
     pub obstacles: Vec<Obstacle>,
+    /// Moving persons, vehicles and objects (docs/formats.md "Actors").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actors: Vec<ActorSpec>,
     pub start: Start,
     /// The longest simulated time, s.
     pub duration_s: f64,
@@ -122,6 +126,13 @@ impl Scenario {
                 "key `ground`: slope_pct in [−100, 100] and a finite slope_dir_deg".into(),
             ));
         }
+        for (i, o) in s.obstacles.iter().enumerate() {
+            validate_obstacle(o).map_err(|e| err(format!("key `obstacles[{i}]`: {e}")))?;
+        }
+        for (i, a) in s.actors.iter().enumerate() {
+            a.validate()
+                .map_err(|e| err(format!("key `actors[{i}]` ({:?}): {e}", a.name)))?;
+        }
         Ok(s)
     }
 
@@ -181,5 +192,79 @@ impl Scenario {
     /// The route, resolved beside the scenario's own directory.
     pub fn route(&self) -> Result<Path, ScenarioError> {
         self.path(self.dir.as_deref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The opening scenario with one actor or obstacle replaced by `json`.
+    fn with(key: &str, json: &str) -> Result<Scenario, ScenarioError> {
+        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+        v[key] = "@here@".into();
+        let text = v.to_string().replace("\"@here@\"", json);
+        Scenario::from_json_str("s.json", &text)
+    }
+
+    #[test]
+    fn a_bad_actor_is_an_error_naming_the_actor() {
+        let person = r#""kind": "person", "start": {"at_s": 1.0}"#;
+        let cases = [
+            (format!(r#"[{{"name": "a", {person}}}]"#), "actors[0]"),
+            (
+                format!(
+                    r#"[{{"name": "b", {person}, "motion": {{"straight": {{"x_m": 0, "y_m": 0,
+                    "heading_rad": 0, "speed_mps": -1, "distance_m": 5}}}}}}]"#
+                ),
+                "`actors[0]` (\"b\"): `motion.straight.speed_mps`",
+            ),
+            (
+                r#"[{"name": "c", "kind": {"object": {"polygon": {"points": [[0, 0], [1, 0]]}}},
+                   "motion": {"stand": {"x_m": 5, "y_m": 5}}}]"#
+                    .to_string(),
+                "`actors[0]` (\"c\"): `kind.object`: a polygon needs 3 corners or more",
+            ),
+            (
+                format!(
+                    r#"[{{"name": "ok", {person}, "motion": {{"stand": {{"x_m": 9, "y_m": 9}}}}}},
+                        {{"name": "d", {person}, "motion": {{"waypoints": [
+                        {{"t_s": 0, "x_m": 0, "y_m": 9}}, {{"t_s": 1e400, "x_m": 1, "y_m": 9}}]}}}}]"#
+                ),
+                "actors[1]",
+            ),
+        ];
+        for (json, want) in cases {
+            let e = with("actors", &json).unwrap_err().to_string();
+            assert!(e.contains("s.json") && e.contains(want), "{e}\nwant {want}");
+        }
+        // A person over the start pose.
+        let s = with(
+            "actors",
+            r#"[{"name": "on me", "kind": "person", "motion": {"stand": {"x_m": 1.0, "y_m": 2.2}}}]"#,
+        )
+        .unwrap();
+        let e = s
+            .plant(&crate::config::Config::builtin())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("actors[0]") && e.contains("on me"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_obstacle_is_an_error_naming_it() {
+        for (json, want) in [
+            (
+                r#"[{"circle": {"x_m": 5, "y_m": 0, "radius_m": 0}}]"#,
+                "positive radius",
+            ),
+            (
+                r#"[{"polygon": {"points": [[0, 0], [1, 1]]}}]"#,
+                "3 corners",
+            ),
+        ] {
+            let e = with("obstacles", json).unwrap_err().to_string();
+            assert!(e.contains("obstacles[0]") && e.contains(want), "{e}");
+        }
     }
 }

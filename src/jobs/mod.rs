@@ -11,4 +11,5 @@ pub mod calibrate;
 pub mod measure;
 pub mod replay;
 pub mod sim;
+pub mod suite;
 pub mod validate;

@@ -9,10 +9,11 @@
 
 use crate::chain::envelope::Grip;
 use crate::chain::path::Path;
+use crate::chain::tracker::MovingObject;
 use crate::chain::{Chain, ChainInput, CommandRow, VehicleState as ChainState};
 use crate::config::Config;
 use crate::formats::scenario::{Scenario, ScenarioError};
-use crate::plant::world::World;
+use crate::plant::world::{Touch, World};
 use crate::plant::{Plant, StartPose};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -35,7 +36,8 @@ impl Scenario {
     /// The plant of the scenario: its world (with the map where it names one) and the
     /// vehicle at the start, enabled; an obstacle over the start pose is an error.
     pub fn plant(&self, config: &Config) -> Result<Plant, SimError> {
-        let mut world = World::new(self.ground, self.obstacles.clone());
+        let mut world =
+            World::new(self.ground, self.obstacles.clone()).with_actors(self.actors.clone());
         if let Some(m) = &self.map {
             world = world.with_map(self.load_map(m)?);
         }
@@ -51,17 +53,16 @@ impl Scenario {
             },
             true,
         );
-        let start_fp = plant.footprint();
-        for (i, o) in self.obstacles.iter().enumerate() {
-            let one = World::new(self.ground, vec![o.clone()]);
-            if one.collides(&start_fp) {
-                return Err(SimError::Scenario(ScenarioError::Key {
-                    file: self.file.clone(),
-                    message: format!("key `obstacles[{i}]`: the obstacle is over the start pose"),
-                }));
-            }
-        }
-        Ok(plant)
+        // One query of the world's index, not a world per obstacle.
+        let (key, what, i) = match plant.touch() {
+            None => return Ok(plant),
+            Some(Touch::Obstacle(i)) => ("obstacles", "the obstacle".to_string(), i),
+            Some(Touch::Actor(i)) => ("actors", format!("the actor {:?}", self.actors[i].name), i),
+        };
+        Err(SimError::Scenario(ScenarioError::Key {
+            file: self.file.clone(),
+            message: format!("key `{key}[{i}]`: {what} is over the start pose"),
+        }))
     }
 }
 
@@ -89,6 +90,71 @@ pub struct Summary {
     /// Rule code → number of control steps it intervened.
     pub interventions: BTreeMap<String, u64>,
     pub final_speed_mps: f64,
+    /// Each contact of the run (the run ends at the first): with what, when, and who
+    /// moved into whom.
+    pub contacts: Vec<Contact>,
+    /// The closest the footprint came to an actor over the run, m (null without actors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closest_actor_m: Option<f64>,
+    /// What the moving-object rule saw: `off`, `tracker`, or `oracle` (the true actor
+    /// states, not a result a vehicle could have).
+    pub moving_rule: crate::config::MovingMode,
+}
+
+/// Who made a contact: the vehicle moving (at 0.05 m/s or more), or an actor that moved
+/// into the vehicle at rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactBy {
+    Vehicle,
+    Actor,
+}
+
+/// One contact of the vehicle's footprint with an obstacle or an actor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Contact {
+    /// `obstacle`, `person`, `vehicle` or `object`.
+    pub kind: String,
+    /// The obstacle's or the actor's index in the scenario.
+    pub index: usize,
+    /// The actor's name (empty for an obstacle or an unnamed actor).
+    pub name: String,
+    pub t_s: f64,
+    pub ego_speed_mps: f64,
+    pub actor_speed_mps: f64,
+    pub by: ContactBy,
+}
+
+impl Contact {
+    /// The contact the plant's footprint makes now, if any.
+    pub fn of(plant: &Plant) -> Option<Contact> {
+        let touch = plant.touch()?;
+        let ego = plant.speed_mps();
+        let (kind, index, name, actor_speed) = match touch {
+            Touch::Obstacle(i) => ("obstacle".to_string(), i, String::new(), 0.0),
+            Touch::Actor(i) => {
+                let a = &plant.world.actors()[i];
+                let v = plant.world.live_actors()[i]
+                    .as_ref()
+                    .map_or(0.0, |l| l.pose.speed_mps());
+                (a.spec.kind_name().to_string(), i, a.spec.name.clone(), v)
+            }
+        };
+        let by = if ego.abs() >= REST_MPS || actor_speed == 0.0 {
+            ContactBy::Vehicle
+        } else {
+            ContactBy::Actor
+        };
+        Some(Contact {
+            kind,
+            index,
+            name,
+            t_s: plant.time_s(),
+            ego_speed_mps: ego,
+            actor_speed_mps: actor_speed,
+            by,
+        })
+    }
 }
 
 /// One control step of the log.
@@ -102,6 +168,9 @@ pub struct LogRecord {
     pub scan: Option<Vec<Option<f64>>>,
     pub row: CommandRow,
     pub dbw: crate::plant::dbw::DbwReport,
+    /// Where each actor of the scenario is (null once vanished); left out without actors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actors: Vec<Option<[f64; 2]>>,
 }
 
 /// Runs a scenario to its end (its duration, a collision, 1 s at rest at the route's end
@@ -124,6 +193,7 @@ pub fn run(
         if plant.is_control_step() {
             let v = plant.speed_mps();
             let scan = plant.scan();
+            chain.set_oracle(oracle_objects(&plant, config.control.corridor.range_m));
             let report = plant.report("polaris");
             let state = plant.chain_state();
             let row = chain.step(&ChainInput {
@@ -135,8 +205,8 @@ pub fn run(
             plant.apply_row(&row);
             let end = t.control(&plant, &row, v);
             if let Some(w) = log.as_deref_mut() {
-                let scan = scenario.record_scan.then_some(&scan);
-                write_record(w, control, plant.time_s(), state, scan, row, report)?;
+                let scan = scenario.record_scan.then(|| scan_returns(&scan));
+                write_record(w, &record(&plant, control, state, scan, row, report))?;
             }
             control += 1;
             if end {
@@ -159,7 +229,36 @@ pub fn run(
         wheel_lift: t.lift,
         interventions: t.interventions,
         final_speed_mps: plant.speed_mps(),
+        contacts: t.contacts,
+        closest_actor_m: t.closest_actor,
+        moving_rule: config.control.shield.moving_obstacle,
     })
+}
+
+/// The true states of the world's actors within the scan's reach of the vehicle, as the
+/// moving-object rule's objects (its `oracle` mode: what a perfect tracker would give).
+pub fn oracle_objects(plant: &Plant, reach_m: f64) -> impl Iterator<Item = MovingObject> + '_ {
+    let s = &plant.vehicle.s;
+    let (x, y) = (s.x_m, s.y_m);
+    let world = &plant.world;
+    world
+        .actors()
+        .iter()
+        .zip(world.live_actors())
+        .filter_map(move |(a, l)| {
+            let l = l.as_ref()?;
+            let r = a.spec.radius_m();
+            if (l.pose.x_m - x).hypot(l.pose.y_m - y) > reach_m + r {
+                return None;
+            }
+            Some(MovingObject {
+                x_m: l.pose.x_m,
+                y_m: l.pose.y_m,
+                vx_mps: l.pose.vx_mps,
+                vy_mps: l.pose.vy_mps,
+                radius_m: a.spec.radius_m(),
+            })
+        })
 }
 
 /// What a run counts as it goes, and when it ends.
@@ -169,6 +268,8 @@ struct Tally {
     max_ay: f64,
     lift: bool,
     collided: bool,
+    contacts: Vec<Contact>,
+    closest_actor: Option<f64>,
     interventions: BTreeMap<String, u64>,
     /// Control steps at the route's end after a whole second at rest.
     standing_at_end: u64,
@@ -193,7 +294,13 @@ impl Tally {
                 .entry(i.rule.code().to_string())
                 .or_default() += 1;
         }
-        self.collided |= plant.collided();
+        if let Some(g) = plant.world.actor_gap(&plant.footprint()) {
+            self.closest_actor = Some(self.closest_actor.map_or(g, |c| c.min(g)));
+        }
+        if let Some(c) = Contact::of(plant) {
+            self.collided = true;
+            self.contacts.push(c);
+        }
         let rested = self
             .rest_since
             .is_some_and(|t| plant.time_s() - t >= 1.0 - 1e-9);
@@ -207,7 +314,9 @@ impl Tally {
         } else {
             0
         };
-        self.collided || self.standing_at_end >= 1 || self.standing >= 150
+        // Standing does not end a run while an actor is still to start or moving.
+        let waiting = plant.world.actors_active();
+        self.collided || self.standing_at_end >= 1 || (self.standing >= 150 && !waiting)
     }
 
     /// After a physics step.
@@ -224,30 +333,43 @@ impl Tally {
     }
 }
 
-/// One log record as a JSON line; the scan with null for no return.
-fn write_record(
-    w: &mut dyn Write,
+/// The log record of a control step, with where the actors are.
+fn record(
+    plant: &Plant,
     step: u64,
-    t: f64,
     state: ChainState,
-    scan: Option<&crate::chain::scan::Scan>,
+    scan: Option<Vec<Option<f64>>>,
     row: CommandRow,
     dbw: crate::plant::dbw::DbwReport,
-) -> Result<(), SimError> {
-    let rec = LogRecord {
+) -> LogRecord {
+    let actors = plant
+        .world
+        .live_actors()
+        .iter()
+        .map(|l| l.as_ref().map(|l| [l.pose.x_m, l.pose.y_m]))
+        .collect();
+    LogRecord {
         step,
-        t,
+        t: plant.time_s(),
         state,
-        scan: scan.map(|s| {
-            s.ranges()
-                .iter()
-                .map(|r| r.is_finite().then_some(*r))
-                .collect()
-        }),
+        scan,
         row,
         dbw,
-    };
-    serde_json::to_writer(&mut *w, &rec).map_err(std::io::Error::from)?;
+        actors,
+    }
+}
+
+/// The scan as a log has it: null for no return.
+fn scan_returns(s: &crate::chain::scan::Scan) -> Vec<Option<f64>> {
+    s.ranges()
+        .iter()
+        .map(|r| r.is_finite().then_some(*r))
+        .collect()
+}
+
+/// One log record as a JSON line.
+fn write_record(w: &mut dyn Write, rec: &LogRecord) -> Result<(), SimError> {
+    serde_json::to_writer(&mut *w, rec).map_err(std::io::Error::from)?;
     w.write_all(b"\n")?;
     Ok(())
 }
@@ -255,6 +377,7 @@ fn write_record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::MovingMode;
     use crate::formats::scenario::DEFAULT_SCENARIO;
     use crate::plant::world::{Obstacle, Plane};
     use std::sync::Arc;
@@ -485,5 +608,55 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("duration_s"), "{e}");
+    }
+
+    /// The opening figure with a person who walks into the side of the vehicle after it
+    /// has stopped before the object: the contact is the person's, not the vehicle's.
+    #[test]
+    fn a_person_walking_into_the_standing_vehicle_is_told_apart() {
+        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+        v["duration_s"] = 40.0.into();
+        let (sum, recs) = run_logged("stop.json", &v.to_string());
+        let rest = sum.at_rest_since_s.unwrap();
+        // Across the body, 1 m ahead of the rear axle where it stands.
+        let x = recs.last().unwrap().state.pose.x_m + 1.0;
+        v["actors"] = serde_json::json!([{"name": "walker", "kind": "person",
+            "motion": {"waypoints": [{"t_s": 0, "x_m": x, "y_m": -6.0}, {"t_s": 10, "x_m": x, "y_m": 8.0}]},
+            "start": {"at_s": rest + 2.0}}]);
+        let (hit, _) = run_logged("walk.json", &v.to_string());
+        assert!(sum.contacts.is_empty());
+        let c = &hit.contacts[0];
+        assert_eq!(
+            (c.by, c.kind.as_str(), c.name.as_str()),
+            (ContactBy::Actor, "person", "walker")
+        );
+        assert!(c.ego_speed_mps.abs() < REST_MPS && (c.actor_speed_mps - 1.4).abs() < 1e-9);
+        assert!(c.t_s > rest + 2.0 && hit.collided);
+    }
+
+    /// No moving object, no cost: the opening figure's gap and the field loop's time
+    /// with the moving-object rule on are those of the rule off.
+    #[test]
+    fn static_scenes_are_the_same_with_the_moving_object_rule() {
+        for file in ["opening.json", "field_loop_dry.json"] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("data/scenarios")
+                .join(file);
+            let s = Scenario::load(Some(&path)).unwrap();
+            let summary = |mode| {
+                let mut c = Config::builtin();
+                c.control.shield.moving_obstacle = mode;
+                run(&c, &s, s.route().unwrap(), None).unwrap()
+            };
+            let (off, on) = (summary(MovingMode::Off), summary(MovingMode::Tracker));
+            assert!(
+                (on.time_s - off.time_s).abs() <= 0.02 * off.time_s,
+                "{file}: {on:?} {off:?}"
+            );
+            if let (Some(a), Some(b)) = (on.gap_m, off.gap_m) {
+                assert!((a - b).abs() <= 0.02 * b, "{file}: gap {a} vs {b}");
+            }
+            assert_eq!(on.interventions.get("moving_obstacle"), None, "{file}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! simulated Polaris as one object: the three stepped together at 120 Hz. `acres sim`, the test rigs
 //! of [`crate::jobs::measure`] and the bridge drive it; the chain or a client commands it.
 
+pub mod actors;
 pub mod dbw;
 pub mod vehicle;
 pub mod world;
@@ -172,6 +173,19 @@ impl Plant {
         }
         let info = self.vehicle.step(&act, &ground);
         self.step += 1;
+        if !self.world.actors().is_empty() {
+            let s = &self.vehicle.s;
+            let ego = crate::plant::actors::EgoView {
+                x_m: s.x_m,
+                y_m: s.y_m,
+                yaw_rad: s.yaw_rad,
+                speed_mps: s.vx_mps,
+                front_m: self.geom.front_m(),
+                rear_m: self.geom.rear_overhang_m,
+                half_width_m: self.geom.width_m / 2.0,
+            };
+            self.world.advance(self.time_s(), &ego);
+        }
         info
     }
 
@@ -189,14 +203,21 @@ impl Plant {
         footprint(s.x_m, s.y_m, s.yaw_rad, &self.geom)
     }
 
-    /// Whether the footprint touches an obstacle.
+    /// Whether the footprint touches an obstacle or an actor.
     pub fn collided(&self) -> bool {
         self.world.collides(&self.footprint())
     }
 
-    /// The gap from the footprint to the nearest obstacle, m (None without obstacles).
+    /// What the footprint touches, if anything.
+    pub fn touch(&self) -> Option<crate::plant::world::Touch> {
+        self.world.touch(&self.footprint())
+    }
+
+    /// The gap from the footprint to the nearest obstacle or actor, m (None without).
     pub fn gap_m(&self) -> Option<f64> {
-        (!self.world.obstacles().is_empty()).then(|| self.world.gap(&self.footprint()))
+        self.world
+            .has_objects()
+            .then(|| self.world.gap(&self.footprint()))
     }
 }
 

@@ -1,11 +1,13 @@
 //! The world of the simulated Polaris: the ground (a class and state, a plane with a
-//! slope, or a map's classes and elevation over the plane), static obstacles (circles, boxes, polygons) in an R-tree,
+//! slope, or a map's classes and elevation over the plane), static obstacles (circles,
+//! boxes, polygons) in an R-tree, moving actors ([`crate::plant::actors`]),
 //! the 360-beam scan of the shield by ray casting from the mount point, and the
 //! collision and gap of the vehicle footprint.
 
 use crate::chain::envelope::GroundClass;
 use crate::chain::scan::Scan;
 use crate::ground::map::Map;
+use crate::plant::actors::{Actor, ActorPose, ActorSpec, EgoView};
 use crate::plant::vehicle::{Ground, GroundState};
 use geo::{Coord, Distance, Euclidean, Intersects, LineString, Polygon};
 use rstar::{AABB, RTree, RTreeObject};
@@ -31,7 +33,101 @@ pub enum Obstacle {
     Polygon { points: Vec<[f64; 2]> },
 }
 
+/// Checks an obstacle's numbers: finite, a positive radius or half size, a polygon of
+/// three or more corners.
+pub fn validate_obstacle(o: &Obstacle) -> Result<(), String> {
+    let finite = |vals: &[f64]| vals.iter().all(|v| v.is_finite());
+    match o {
+        Obstacle::Circle { x_m, y_m, radius_m } => {
+            if !finite(&[*x_m, *y_m, *radius_m]) || *radius_m <= 0.0 {
+                return Err("a circle needs a finite centre and a positive radius".into());
+            }
+        }
+        Obstacle::Box {
+            x_m,
+            y_m,
+            half_length_m,
+            half_width_m,
+            yaw_rad,
+        } => {
+            if !finite(&[*x_m, *y_m, *half_length_m, *half_width_m, *yaw_rad])
+                || *half_length_m <= 0.0
+                || *half_width_m <= 0.0
+            {
+                return Err("a box needs finite numbers and positive half sizes".into());
+            }
+        }
+        Obstacle::Polygon { points } => {
+            if points.len() < 3 {
+                return Err(format!(
+                    "a polygon needs 3 corners or more, this one has {}",
+                    points.len()
+                ));
+            }
+            if !points.iter().all(|p| finite(p)) {
+                return Err("a polygon corner is not a finite number".into());
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Obstacle {
+    /// The obstacle given in a local frame, placed at `(x, y)` turned by `yaw`.
+    pub fn placed(&self, x: f64, y: f64, yaw: f64) -> Obstacle {
+        let (s, c) = yaw.sin_cos();
+        let at = |u: f64, v: f64| (x + c * u - s * v, y + s * u + c * v);
+        match self {
+            Obstacle::Circle { x_m, y_m, radius_m } => {
+                let (px, py) = at(*x_m, *y_m);
+                Obstacle::Circle {
+                    x_m: px,
+                    y_m: py,
+                    radius_m: *radius_m,
+                }
+            }
+            Obstacle::Box {
+                x_m,
+                y_m,
+                half_length_m,
+                half_width_m,
+                yaw_rad,
+            } => {
+                let (px, py) = at(*x_m, *y_m);
+                Obstacle::Box {
+                    x_m: px,
+                    y_m: py,
+                    half_length_m: *half_length_m,
+                    half_width_m: *half_width_m,
+                    yaw_rad: yaw_rad + yaw,
+                }
+            }
+            Obstacle::Polygon { points } => Obstacle::Polygon {
+                points: points
+                    .iter()
+                    .map(|p| {
+                        let (px, py) = at(p[0], p[1]);
+                        [px, py]
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    /// The largest distance from the frame's origin to a point of the obstacle, m.
+    pub fn reach_from_origin(&self) -> f64 {
+        match self {
+            Obstacle::Circle { x_m, y_m, radius_m } => x_m.hypot(*y_m) + radius_m,
+            _ => self
+                .outline()
+                .exterior()
+                .0
+                .iter()
+                .map(|p| p.x.hypot(p.y))
+                .fold(0.0, f64::max),
+        }
+    }
+
     /// The outline as a polygon (a circle as 32 points just outside it).
     pub fn outline(&self) -> Polygon<f64> {
         match self {
@@ -168,7 +264,7 @@ impl Plane {
     }
 }
 
-/// The world: ground and obstacles.
+/// The world: ground, static obstacles and moving actors.
 #[derive(Debug, Clone)]
 pub struct World {
     pub ground: Plane,
@@ -176,6 +272,25 @@ pub struct World {
     obstacles: Vec<Obstacle>,
     polygons: Vec<Polygon<f64>>,
     tree: RTree<Indexed>,
+    actors: Vec<Actor>,
+    /// Each actor where it is now (None: vanished): its pose, shape and outline (an
+    /// empty outline for a circle, whose tests are exact).
+    live: Vec<Option<LiveActor>>,
+}
+
+/// An actor at the present step.
+#[derive(Debug, Clone)]
+pub struct LiveActor {
+    pub pose: ActorPose,
+    pub shape: Obstacle,
+    outline: Polygon<f64>,
+}
+
+/// What a footprint touches: a static obstacle, or an actor by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Touch {
+    Obstacle(usize),
+    Actor(usize),
 }
 
 impl World {
@@ -199,6 +314,94 @@ impl World {
             obstacles,
             polygons,
             tree: RTree::bulk_load(items),
+            actors: Vec::new(),
+            live: Vec::new(),
+        }
+    }
+
+    /// The world with moving actors, placed where they are at time 0.
+    pub fn with_actors(mut self, specs: Vec<ActorSpec>) -> World {
+        self.set_actors(specs, 0.0);
+        self
+    }
+
+    /// Replaces the actors (the bridge's `workers`), placed at `t_s`.
+    pub fn set_actors(&mut self, specs: Vec<ActorSpec>, t_s: f64) {
+        self.actors = specs.into_iter().map(Actor::new).collect();
+        self.live = vec![None; self.actors.len()];
+        self.advance(t_s, &EgoView::nowhere());
+    }
+
+    /// Replaces the bridge's workers (vehicle-bridge.md `workers`) with standing persons
+    /// at these points of the world frame; the scenario's actors stay.
+    pub fn set_workers(&mut self, points: &[(f64, f64)], t_s: f64) {
+        let keep: Vec<bool> = (0..self.actors.len()).map(|i| !self.is_worker(i)).collect();
+        let mut k = keep.iter();
+        self.actors
+            .retain(|_| *k.next().expect("one flag an actor"));
+        for (i, (x, y)) in points.iter().enumerate() {
+            let mut a = Actor::new(ActorSpec {
+                name: format!("worker {i}"),
+                kind: crate::plant::actors::ActorKind::Person,
+                motion: crate::plant::actors::Motion::Stand {
+                    x_m: *x,
+                    y_m: *y,
+                    heading_rad: 0.0,
+                },
+                start: Default::default(),
+                end: Default::default(),
+                yields: None,
+            });
+            a.worker = true;
+            self.actors.push(a);
+        }
+        self.live = vec![None; self.actors.len()];
+        self.advance(t_s, &EgoView::nowhere());
+    }
+
+    /// Whether actor `k` is one of the bridge's workers.
+    pub fn is_worker(&self, k: usize) -> bool {
+        self.actors.get(k).is_some_and(|a| a.worker)
+    }
+
+    /// Whether the world has workers.
+    pub fn has_workers(&self) -> bool {
+        self.actors.iter().any(|a| a.worker)
+    }
+
+    /// The number of the bridge's workers.
+    pub fn worker_count(&self) -> usize {
+        self.actors.iter().filter(|a| a.worker).count()
+    }
+
+    /// The actors.
+    pub fn actors(&self) -> &[Actor] {
+        &self.actors
+    }
+
+    /// Each actor where it is now, None once vanished.
+    pub fn live_actors(&self) -> &[Option<LiveActor>] {
+        &self.live
+    }
+
+    /// Moves the actors to time `t_s`, starting those whose condition holds and letting
+    /// the yielding ones react, with the ego vehicle as given.
+    pub fn advance(&mut self, t_s: f64, ego: &EgoView) {
+        for (a, live) in self.actors.iter_mut().zip(self.live.iter_mut()) {
+            a.trigger(t_s, ego);
+            a.drive(t_s, ego);
+            *live = a.pose(t_s).map(|pose| {
+                let shape = a.spec.shape_at(&pose);
+                let outline = match shape {
+                    Obstacle::Circle { .. } => Polygon::new(LineString::new(vec![]), vec![]),
+                    _ => shape.outline(),
+                };
+                LiveActor {
+                    pose,
+                    shape,
+                    outline,
+                }
+            });
         }
     }
 
@@ -271,89 +474,88 @@ impl World {
     /// same ranges, bit for bit, as casting every beam against every obstacle.
     pub fn scan(&self, o: Coord<f64>, yaw_rad: f64, beams: usize, reach: f64) -> Scan {
         let env = AABB::from_corners([o.x - reach, o.y - reach], [o.x + reach, o.y + reach]);
-        let mut ranges = vec![f64::INFINITY; beams];
-        let mut dirs: Vec<Option<Coord<f64>>> = vec![None; beams];
-        let step = std::f64::consts::TAU / beams.max(1) as f64;
+        let mut cast = Caster {
+            o,
+            yaw_rad,
+            reach,
+            ranges: vec![f64::INFINITY; beams],
+            dirs: vec![None; beams],
+        };
         for k in self
             .tree
             .locate_in_envelope_intersecting(&env)
             .map(|i| i.index)
         {
-            let (first, count) = match self.span(k, o) {
-                Some((lo, hi)) => {
-                    let first = ((lo - yaw_rad) / step).floor() as i64 - 1;
-                    let last = ((hi - yaw_rad) / step).ceil() as i64 + 1;
-                    (first, ((last - first + 1) as usize).min(beams))
-                }
-                None => (0, beams),
-            };
-            for j in 0..count {
-                let i = (first + j as i64).rem_euclid(beams as i64) as usize;
-                let d = *dirs[i].get_or_insert_with(|| {
-                    let a = yaw_rad + std::f64::consts::TAU * i as f64 / beams as f64;
-                    Coord {
-                        x: a.cos(),
-                        y: a.sin(),
-                    }
-                });
-                if let Some(t) = self.obstacles[k].ray(&self.polygons[k], o, d, reach) {
-                    ranges[i] = ranges[i].min(t);
-                }
+            cast.cast(&self.obstacles[k], &self.polygons[k]);
+        }
+        for (a, live) in self.actors.iter().zip(&self.live) {
+            let Some(l) = live else { continue };
+            let r = a.spec.radius_m();
+            if (l.pose.x_m - o.x).abs() <= reach + r && (l.pose.y_m - o.y).abs() <= reach + r {
+                cast.cast(&l.shape, &l.outline);
             }
         }
-        Scan::new(ranges).expect("ray distances are ranges")
+        Scan::new(cast.ranges).expect("ray distances are ranges")
     }
 
-    /// The bearings (rad, `lo ≤ hi`, not wrapped) within which obstacle `k` lies seen from
-    /// `o`, or None where it may lie all around (`o` inside or next to it).
-    fn span(&self, k: usize, o: Coord<f64>) -> Option<(f64, f64)> {
-        match &self.obstacles[k] {
-            Obstacle::Circle { x_m, y_m, radius_m } => {
-                let (dx, dy) = (x_m - o.x, y_m - o.y);
-                let d = dx.hypot(dy);
-                if d <= radius_m * (1.0 + 1e-9) + 1e-9 {
-                    return None;
-                }
-                let half = (radius_m / d).asin();
-                let c = dy.atan2(dx);
-                Some((c - half, c + half))
-            }
-            _ => {
-                // The vertices' bearings relative to the first: inside a wedge narrower
-                // than a half turn, the polygon (inside their hull) is too.
-                let pts = &self.polygons[k].exterior().0;
-                let b0 = (pts[0].y - o.y).atan2(pts[0].x - o.x);
-                let (mut lo, mut hi) = (0.0f64, 0.0f64);
-                for p in pts {
-                    let rel = wrap_pi((p.y - o.y).atan2(p.x - o.x) - b0);
-                    lo = lo.min(rel);
-                    hi = hi.max(rel);
-                }
-                (hi - lo < std::f64::consts::PI - 1e-6).then_some((b0 + lo, b0 + hi))
-            }
-        }
-    }
-
-    /// Whether a footprint polygon touches an obstacle.
+    /// Whether a footprint polygon touches an obstacle or an actor.
     pub fn collides(&self, footprint: &Polygon<f64>) -> bool {
-        self.near(footprint)
-            .any(|k| self.polygons[k].intersects(footprint))
+        self.touch(footprint).is_some()
     }
 
-    /// The smallest distance from a footprint polygon to an obstacle (0 in contact);
-    /// exact for circles, not their outline.
+    /// What a footprint polygon touches first: a static obstacle, else an actor.
+    pub fn touch(&self, footprint: &Polygon<f64>) -> Option<Touch> {
+        if let Some(k) = self
+            .near(footprint)
+            .find(|k| self.polygons[*k].intersects(footprint))
+        {
+            return Some(Touch::Obstacle(k));
+        }
+        self.live
+            .iter()
+            .position(|l| {
+                l.as_ref()
+                    .is_some_and(|l| shape_gap(&l.shape, &l.outline, footprint) <= 0.0)
+            })
+            .map(Touch::Actor)
+    }
+
+    /// The smallest distance from a footprint polygon to an obstacle or an actor (0 in
+    /// contact); exact for circles, not their outline.
     pub fn gap(&self, footprint: &Polygon<f64>) -> f64 {
+        let actors = self
+            .live
+            .iter()
+            .flatten()
+            .map(|l| shape_gap(&l.shape, &l.outline, footprint));
         self.obstacles
             .iter()
             .zip(&self.polygons)
-            .map(|(o, p)| match o {
-                Obstacle::Circle { x_m, y_m, radius_m } => {
-                    let c = geo::Point::new(*x_m, *y_m);
-                    (Euclidean.distance(&c, footprint) - radius_m).max(0.0)
-                }
-                _ => Euclidean.distance(p, footprint),
-            })
+            .map(|(o, p)| shape_gap(o, p, footprint))
+            .chain(actors)
             .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The smallest distance from a footprint polygon to an actor (None without actors
+    /// in the world).
+    pub fn actor_gap(&self, footprint: &Polygon<f64>) -> Option<f64> {
+        self.live
+            .iter()
+            .flatten()
+            .map(|l| shape_gap(&l.shape, &l.outline, footprint))
+            .reduce(f64::min)
+    }
+
+    /// Whether an actor still has something to do: waiting for its start, or moving.
+    pub fn actors_active(&self) -> bool {
+        self.actors.iter().zip(&self.live).any(|(a, l)| {
+            a.started_s.is_none() || l.as_ref().is_some_and(|l| l.pose.speed_mps() > 0.0)
+        })
+    }
+
+    /// Whether the world has obstacles or actors.
+    pub fn has_objects(&self) -> bool {
+        !self.obstacles.is_empty() || !self.actors.is_empty()
     }
 
     fn near<'a>(&'a self, footprint: &Polygon<f64>) -> impl Iterator<Item = usize> + 'a {
@@ -362,6 +564,88 @@ impl World {
         self.tree
             .locate_in_envelope_intersecting(&env)
             .map(|i| i.index)
+    }
+}
+
+/// A scan being cast: its origin, heading, reach, the ranges so far and each beam's
+/// direction, computed once when first needed.
+struct Caster {
+    o: Coord<f64>,
+    yaw_rad: f64,
+    reach: f64,
+    ranges: Vec<f64>,
+    dirs: Vec<Option<Coord<f64>>>,
+}
+
+impl Caster {
+    /// Casts the beams of an obstacle's angular span (a beam to spare each side; all
+    /// beams where it may lie all around) against it.
+    fn cast(&mut self, obstacle: &Obstacle, polygon: &Polygon<f64>) {
+        let beams = self.ranges.len();
+        let step = std::f64::consts::TAU / beams.max(1) as f64;
+        let (first, count) = match span(obstacle, polygon, self.o) {
+            Some((lo, hi)) => {
+                let first = ((lo - self.yaw_rad) / step).floor() as i64 - 1;
+                let last = ((hi - self.yaw_rad) / step).ceil() as i64 + 1;
+                (first, ((last - first + 1) as usize).min(beams))
+            }
+            None => (0, beams),
+        };
+        for j in 0..count {
+            let i = (first + j as i64).rem_euclid(beams as i64) as usize;
+            let yaw = self.yaw_rad;
+            let d = *self.dirs[i].get_or_insert_with(|| {
+                let a = yaw + std::f64::consts::TAU * i as f64 / beams as f64;
+                Coord {
+                    x: a.cos(),
+                    y: a.sin(),
+                }
+            });
+            if let Some(t) = obstacle.ray(polygon, self.o, d, self.reach) {
+                self.ranges[i] = self.ranges[i].min(t);
+            }
+        }
+    }
+}
+
+/// The bearings (rad, `lo ≤ hi`, not wrapped) within which an obstacle lies seen from
+/// `o`, or None where it may lie all around (`o` inside or next to it).
+fn span(obstacle: &Obstacle, polygon: &Polygon<f64>, o: Coord<f64>) -> Option<(f64, f64)> {
+    match obstacle {
+        Obstacle::Circle { x_m, y_m, radius_m } => {
+            let (dx, dy) = (x_m - o.x, y_m - o.y);
+            let d = dx.hypot(dy);
+            if d <= radius_m * (1.0 + 1e-9) + 1e-9 {
+                return None;
+            }
+            let half = (radius_m / d).asin();
+            let c = dy.atan2(dx);
+            Some((c - half, c + half))
+        }
+        _ => {
+            // The vertices' bearings relative to the first: inside a wedge narrower
+            // than a half turn, the polygon (inside their hull) is too.
+            let pts = &polygon.exterior().0;
+            let b0 = (pts[0].y - o.y).atan2(pts[0].x - o.x);
+            let (mut lo, mut hi) = (0.0f64, 0.0f64);
+            for p in pts {
+                let rel = wrap_pi((p.y - o.y).atan2(p.x - o.x) - b0);
+                lo = lo.min(rel);
+                hi = hi.max(rel);
+            }
+            (hi - lo < std::f64::consts::PI - 1e-6).then_some((b0 + lo, b0 + hi))
+        }
+    }
+}
+
+/// The distance from a shape to a footprint, 0 in contact; exact for a circle.
+fn shape_gap(o: &Obstacle, outline: &Polygon<f64>, footprint: &Polygon<f64>) -> f64 {
+    match o {
+        Obstacle::Circle { x_m, y_m, radius_m } => {
+            let c = geo::Point::new(*x_m, *y_m);
+            (Euclidean.distance(&c, footprint) - radius_m).max(0.0)
+        }
+        _ => Euclidean.distance(outline, footprint),
     }
 }
 
@@ -528,6 +812,55 @@ mod tests {
         // Front at 2.56 m, circle edge at 4.5 m.
         assert!((w.gap(&f) - (4.5 - 2.56)).abs() < 1e-9, "{}", w.gap(&f));
         assert!(w.collides(&footprint(2.5, 0.0, 0.0, &v)));
+    }
+
+    /// A person crossing 10 m ahead at 1.4 m/s: at each time the scan's nearest return is
+    /// on the beam toward where the person is, at the person's distance less 0.3 m.
+    #[test]
+    fn the_scan_sees_a_crossing_person_where_it_is_at_each_step() {
+        use crate::plant::actors::{ActorKind, ActorSpec, EgoView, Motion, Waypoint};
+        let walk = ActorSpec {
+            name: "walker".into(),
+            kind: ActorKind::Person,
+            motion: Motion::Waypoints(vec![
+                Waypoint {
+                    t_s: 0.0,
+                    x_m: 10.0,
+                    y_m: -5.0,
+                },
+                Waypoint {
+                    t_s: 10.0,
+                    x_m: 10.0,
+                    y_m: 9.0,
+                },
+            ]),
+            start: Default::default(),
+            end: Default::default(),
+            yields: None,
+        };
+        let mut w = World::new(flat(), vec![]).with_actors(vec![walk]);
+        for t in [0.0, 2.0, 3.5714285714285716, 6.0] {
+            w.advance(t, &EgoView::nowhere());
+            let y = -5.0 + 1.4 * t;
+            let s = w.scan(Coord { x: 0.0, y: 0.0 }, 0.0, 360, 40.0);
+            let (beam, r) = s
+                .ranges()
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(b.1))
+                .unwrap();
+            let bearing = y.atan2(10.0).to_degrees().rem_euclid(360.0);
+            assert!(
+                (beam as f64 - bearing).abs() <= 1.0,
+                "t {t}: beam {beam}, bearing {bearing}"
+            );
+            assert!((r - (10f64.hypot(y) - 0.3)).abs() < 0.05, "t {t}: {r}");
+        }
+        // The collision check sees it too: a footprint over its place at 6 s.
+        let v = crate::config::Config::builtin().control.vehicle;
+        let fp = footprint(8.0, -5.0 + 1.4 * 6.0, 0.0, &v);
+        assert_eq!(w.touch(&fp), Some(Touch::Actor(0)));
+        assert!(w.actor_gap(&footprint(0.0, -20.0, 0.0, &v)).unwrap() > 10.0);
     }
 
     #[test]

@@ -17,11 +17,13 @@ mod corridor;
 mod pure_pursuit;
 mod replay;
 mod stop_distance;
+mod suite;
 
 pub use corridor::corridor_image;
 pub use pure_pursuit::{pure_pursuit, pure_pursuit_of_log};
 pub use replay::{ReplayPoint, replay};
 pub use stop_distance::{StopDistanceOptions, stop_distance};
+pub use suite::suite;
 
 /// The image formats of a plot, chosen by the output file's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

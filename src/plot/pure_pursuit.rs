@@ -75,14 +75,20 @@ where
     draw_scene(&mut chart, scenario, route, records)?;
     draw_instants(&mut chart, config, route, records)?;
     draw_final(&mut chart, config, records, summary)?;
+    draw_actors(&mut chart, scenario, records, summary)?;
     legend(&mut chart, SeriesLabelPosition::UpperLeft, 16)?;
     Ok(())
 }
 
-/// The view: the trace and the obstacles with a margin, at one scale on both axes.
+/// The view: the trace, the obstacles and the actors' tracks with a margin, at one scale
+/// on both axes.
 fn view(scenario: &Scenario, records: &[LogRecord]) -> ((f64, f64), (f64, f64)) {
     let mut xs: Vec<f64> = records.iter().map(|r| r.state.pose.x_m).collect();
     let mut ys: Vec<f64> = records.iter().map(|r| r.state.pose.y_m).collect();
+    for p in records.iter().flat_map(|r| r.actors.iter().flatten()) {
+        xs.push(p[0]);
+        ys.push(p[1]);
+    }
     for o in &scenario.obstacles {
         if let Obstacle::Circle { x_m, y_m, .. } | Obstacle::Box { x_m, y_m, .. } = o {
             xs.push(*x_m);
@@ -258,13 +264,100 @@ where
         let (sy, cy) = last.yaw_rad.sin_cos();
         let f = v.front_m();
         let front = (last.x_m + cy * f, last.y_m + sy * f);
-        let text = format!("stopped, gap {g:.2} m");
+        let text = if summary.collided {
+            "collided".to_string()
+        } else {
+            format!("stopped, gap {g:.2} m")
+        };
         chart
             .draw_series(std::iter::once(Text::new(
                 text,
                 (front.0 - 4.0, front.1 + 1.6),
                 ("sans-serif", 18).into_font().color(&red),
             )))
+            .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// Each actor's track (purple, a dot where it is at the end), and each contact of the
+/// run (a cross at the actor's place or the vehicle's front, with who made it).
+fn draw_actors<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    scenario: &Scenario,
+    records: &[LogRecord],
+    summary: &Summary,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let purple = RGBColor(130, 50, 170);
+    for (k, a) in scenario.actors.iter().enumerate() {
+        let track: Vec<(f64, f64)> = records
+            .iter()
+            .filter_map(|r| r.actors.get(k).copied().flatten())
+            .map(|p| (p[0], p[1]))
+            .collect();
+        let Some(end) = track.last().copied() else {
+            continue;
+        };
+        let series = chart
+            .draw_series(LineSeries::new(track, purple.stroke_width(2)))
+            .map_err(draw_err)?;
+        if k == 0 {
+            series
+                .label("actor tracks (dot: at the end)")
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], purple.stroke_width(2))
+                });
+        }
+        chart
+            .draw_series([
+                Circle::new(end, 6, purple.filled()).into_dyn(),
+                Text::new(
+                    a.name.clone(),
+                    (end.0 + 0.6, end.1 + 0.6),
+                    ("sans-serif", 14),
+                )
+                .into_dyn(),
+            ])
+            .map_err(draw_err)?;
+    }
+    let black = RGBColor(20, 20, 20);
+    for c in &summary.contacts {
+        let at = records
+            .iter()
+            .min_by(|a, b| (a.t - c.t_s).abs().total_cmp(&(b.t - c.t_s).abs()))
+            .map(|r| {
+                r.actors
+                    .get(c.index)
+                    .copied()
+                    .flatten()
+                    .filter(|_| c.kind != "obstacle")
+                    .map_or((r.state.pose.x_m, r.state.pose.y_m), |p| (p[0], p[1]))
+            });
+        let Some(at) = at else { continue };
+        // The label to the left of a contact in the right third of the view.
+        let x = chart.x_range();
+        let shift = if at.0 > x.start + 0.66 * (x.end - x.start) {
+            -0.3 * (x.end - x.start)
+        } else {
+            0.8
+        };
+        let who = match c.by {
+            crate::jobs::sim::ContactBy::Vehicle => "by the vehicle",
+            crate::jobs::sim::ContactBy::Actor => "by the actor",
+        };
+        chart
+            .draw_series([
+                Cross::new(at, 10, black.stroke_width(3)).into_dyn(),
+                Text::new(
+                    format!("contact {who}, {:.1} s", c.t_s),
+                    (at.0 + shift, at.1 - 1.2),
+                    ("sans-serif", 15),
+                )
+                .into_dyn(),
+            ])
             .map_err(draw_err)?;
     }
     Ok(())

@@ -8,6 +8,7 @@ pub mod sweep;
 use crate::chain::envelope::{ClassLimits, EnvelopeConfig, Grip, GroundClass, StopRule};
 use crate::chain::path::Path;
 use crate::chain::scan::{Scan, ScanError, ScanGeometry};
+use crate::chain::tracker::MovingObject;
 use crate::config::{Config, ControlConfig};
 use geo::{Contains, Coord, Distance, Euclidean, Point, Polygon};
 use serde::{Deserialize, Serialize};
@@ -39,16 +40,20 @@ pub enum Rule {
     Geofence,
     Corner,
     Obstacle,
+    /// The moving-object rule (an acres extension): the predicted sweep of each moving
+    /// object over the vehicle's stop horizon.
+    MovingObstacle,
 }
 
 impl Rule {
     /// Every rule, in the order the shield applies them.
-    pub const ALL: [Rule; 5] = [
+    pub const ALL: [Rule; 6] = [
         Rule::ActuatorCurvature,
         Rule::ActuatorSpeed,
         Rule::Geofence,
         Rule::Corner,
         Rule::Obstacle,
+        Rule::MovingObstacle,
     ];
 
     /// The stable code of the rule, as in logs and command rows.
@@ -59,6 +64,7 @@ impl Rule {
             Rule::Geofence => "geofence",
             Rule::Corner => "corner",
             Rule::Obstacle => "obstacle",
+            Rule::MovingObstacle => "moving_obstacle",
         }
     }
 }
@@ -93,6 +99,13 @@ pub struct ShieldInput<'a> {
     /// The grade along the vehicle's heading, rise over run (uphill positive; 0 where it
     /// is not known), for the grade-aware stop rule.
     pub grade: f64,
+    /// The moving objects (world frame) of the moving-object rule: the tracker's, or the
+    /// true ones in the oracle mode; empty for none.
+    pub moving: &'a [MovingObject],
+    /// Whether the moving-object rule stood aside at the last step to let the vehicle
+    /// pass in front of an object: it keeps standing aside while the vehicle still cannot
+    /// stop short (a pass once begun is not undone by a noisy estimate).
+    pub passing: bool,
 }
 
 /// The shield's result: the limited command and what changed it.
@@ -102,6 +115,8 @@ pub struct ShieldOutput {
     pub interventions: Vec<Intervention>,
     /// The free distance of the obstacle rule after the response distance, m.
     pub obstacle_distance_m: f64,
+    /// Whether the moving-object rule stood aside to let the vehicle pass in front.
+    pub passing: bool,
 }
 
 /// Reusable buffers of the shield, so that a step allocates nothing.
@@ -109,6 +124,7 @@ pub struct ShieldOutput {
 pub struct ShieldScratch {
     window: PathWindow,
     returns: Vec<(f64, f64)>,
+    predicted: Vec<(f64, f64)>,
 }
 
 /// The ground the geofence rule keeps the vehicle on.
@@ -139,6 +155,38 @@ impl Geofence {
         }
     }
 }
+
+/// How the moving-object rule predicts: over what horizon, s; the speed at which the
+/// vehicle would pass a point, m/s; its direction; the time it must be past before an
+/// object arrives, s.
+#[derive(Debug, Clone, Copy)]
+struct Sweep {
+    horizon_s: f64,
+    v_pass: f64,
+    reverse: bool,
+    margin_s: f64,
+}
+
+/// What the moving-object rule makes of a command.
+enum Moving {
+    /// No sweep lowers the command.
+    Clear,
+    /// The vehicle passes in front of the objects: the rule stands aside.
+    Pass,
+    /// The cap and the free distance that bind.
+    Cap(f64, f64),
+}
+
+/// The objects' speeds, as factors of the estimate, over which a pass is judged: a
+/// tracker's first estimates of a walker who just set off are low.
+const PASS_SPEED_FACTORS: [f64; 3] = [0.75, 1.0, 1.5];
+
+/// The side clearance beyond the body that a pass in front of a moving object keeps, m.
+const PASS_CLEARANCE_M: f64 = 0.2;
+
+/// The spacing of the points of a predicted sweep, m: a sweep that crosses the swept
+/// corridor (2 w, 2.8 m or more) has points inside it, found at most this much late.
+const SWEEP_STEP_M: f64 = 0.25;
 
 /// The geofence step: the command arc is sampled this often, m.
 const FENCE_STEP_M: f64 = 0.25;
@@ -294,6 +342,7 @@ impl Shield {
                 command: Command::default(),
                 interventions: out,
                 obstacle_distance_m: 0.0,
+                passing: false,
             };
         }
         let (kappa, mut v) = self.actuator_limits(cmd, &mut out);
@@ -327,6 +376,16 @@ impl Shield {
             v = lower(&mut out, Rule::Obstacle, v, cap, Some(d_obs));
         }
 
+        // Moving-object rule: the same cap on the free distance to the predicted sweeps.
+        let mut passing = false;
+        if self.obstacle_on && !input.moving.is_empty() {
+            match self.moving_cap(v, kappa, reverse, &rule, input, scratch) {
+                Moving::Cap(cap, d) => v = lower(&mut out, Rule::MovingObstacle, v, cap, Some(d)),
+                Moving::Clear => {}
+                Moving::Pass => passing = true,
+            }
+        }
+
         ShieldOutput {
             command: Command {
                 curvature_per_m: kappa,
@@ -334,6 +393,7 @@ impl Shield {
             },
             interventions: out,
             obstacle_distance_m: d_obs,
+            passing,
         }
     }
 
@@ -382,12 +442,27 @@ impl Shield {
         input: &ShieldInput,
         scratch: &mut ShieldScratch,
     ) -> f64 {
+        scratch.returns.clear();
+        scratch.returns.extend(self.geometry.points(input.scan));
+        let ShieldScratch {
+            window, returns, ..
+        } = scratch;
+        self.free_distance_over(returns, kappa, reverse, input, window)
+    }
+
+    /// The free distance over points of the body frame (returns or predicted sweeps).
+    fn free_distance_over(
+        &self,
+        points: &[(f64, f64)],
+        kappa: f64,
+        reverse: bool,
+        input: &ShieldInput,
+        window: &mut PathWindow,
+    ) -> f64 {
         let w = self.half_width(input.speed_mps);
         let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
         let reach = self.geometry.reach_m();
-        scratch.returns.clear();
-        scratch.returns.extend(self.geometry.points(input.scan));
-        let pts = || scratch.returns.iter().copied();
+        let pts = || points.iter().copied();
         let mut d = sweep::free_distance_arc(pts(), kappa, w, reverse, fp, reach);
         d = d.min(sweep::free_distance_arc(
             pts(),
@@ -400,7 +475,7 @@ impl Shield {
         let Some((path, part, station)) = input.reference else {
             return d;
         };
-        if scratch.returns.is_empty() {
+        if points.is_empty() {
             return d;
         }
         let pose = (input.pose.x_m, input.pose.y_m, input.pose.yaw_rad);
@@ -412,17 +487,173 @@ impl Shield {
         };
         // Only stations before the best distance found on the arcs can lower it.
         let window_m = d + fp.ahead_m;
-        scratch
-            .window
-            .prepare(path, part, station, pose, fp.behind_m, window_m, w);
+        window.prepare(path, part, station, pose, fp.behind_m, window_m, w);
         let mirrored = pts().map(|(x, y)| if reverse { (-x, -y) } else { (x, y) });
-        d.min(sweep::free_distance_path(
-            mirrored,
-            &scratch.window,
-            w,
-            fp,
-            d,
-        ))
+        d.min(sweep::free_distance_path(mirrored, window, w, fp, d))
+    }
+
+    /// The moving-object rule's cap and its free distance (after the response distance),
+    /// or why there is none. The sweeps leave out what the vehicle
+    /// passes `T` before the object arrives. Where the cap bites but the vehicle cannot
+    /// stop short of the sweeps anyway (its stop distance less `d_m` exceeds the free
+    /// distance) and, driving on, passes every point before the object gets there, the
+    /// rule stands aside: braking would bring the two together.
+    fn moving_cap(
+        &self,
+        v: f64,
+        kappa: f64,
+        reverse: bool,
+        rule: &StopRule,
+        input: &ShieldInput,
+        scratch: &mut ShieldScratch,
+    ) -> Moving {
+        let v_meas = input.speed_mps.abs();
+        let sweep = Sweep {
+            horizon_s: rule.stop_time_s
+                + v.abs() / rule.decel_mps2
+                + self.control.shield.moving_horizon_extra_s,
+            v_pass: v.abs().min(v_meas),
+            reverse,
+            margin_s: rule.stop_time_s,
+        };
+        let free = |sweep: Sweep, scratch: &mut ShieldScratch| {
+            self.predict(input, sweep, &mut scratch.predicted);
+            if scratch.predicted.is_empty() {
+                return None;
+            }
+            let ShieldScratch {
+                window, predicted, ..
+            } = scratch;
+            let d = self.free_distance_over(predicted, kappa, reverse, input, window);
+            Some(d - v_meas * self.control.corridor.response_s)
+        };
+        let Some(d) = free(sweep, scratch) else {
+            return Moving::Clear;
+        };
+        let cap = rule.stop_cap(d);
+        if cap >= v.abs() {
+            return Moving::Clear;
+        }
+        if d < rule.stop_distance(v_meas) - rule.obstacle_margin_m {
+            if input.passing {
+                return Moving::Pass;
+            }
+            // It cannot stop short: drive on only where that keeps the body further from
+            // the objects than braking would at the worst of the objects' speeds within
+            // the tracker's error (at the estimated speeds where both are alike), and
+            // clear of them at the estimated speeds.
+            let horizon = sweep.horizon_s;
+            let gap = |brake: Option<(f64, f64)>, f: f64| {
+                self.separation(input, reverse, v_meas, brake, f, horizon)
+            };
+            let worst = |brake: Option<(f64, f64)>| {
+                PASS_SPEED_FACTORS
+                    .iter()
+                    .map(|f| gap(brake, *f))
+                    .fold(f64::INFINITY, f64::min)
+            };
+            // The vehicle's own braking, not the rule's 80 % share of it: this compares
+            // two outcomes rather than promising a stop.
+            let braking = Some((rule.stop_time_s, rule.decel_mps2 / 0.8));
+            let (on, stop) = (worst(None), worst(braking));
+            let (on1, stop1) = (gap(None, 1.0), gap(braking, 1.0));
+            let better = on > stop + 0.05 || ((on - stop).abs() <= 0.05 && on1 > stop1 + 0.05);
+            if better && on1 > PASS_CLEARANCE_M {
+                return Moving::Pass;
+            }
+        }
+        Moving::Cap(cap, d)
+    }
+
+    /// The smallest gap, m, between the body and the moving objects over `horizon` s,
+    /// driving on straight at `v0` or, with `brake` (latency, deceleration), braking to a
+    /// stop; each object keeps its heading at `factor` times its estimated speed.
+    fn separation(
+        &self,
+        input: &ShieldInput,
+        reverse: bool,
+        v0: f64,
+        brake: Option<(f64, f64)>,
+        factor: f64,
+        horizon: f64,
+    ) -> f64 {
+        const DT: f64 = 0.05;
+        let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
+        let hw = self.control.vehicle.width_m / 2.0;
+        let p = input.pose;
+        let yaw = p.yaw_rad + if reverse { std::f64::consts::PI } else { 0.0 };
+        let (sn, cs) = yaw.sin_cos();
+        let travel = |t: f64| match brake {
+            None => v0 * t,
+            Some((lat, _)) if t <= lat => v0 * t,
+            Some((lat, a)) => {
+                let tb = (t - lat).min(v0 / a);
+                v0 * lat + v0 * tb - a * tb * tb / 2.0
+            }
+        };
+        let mut best = f64::INFINITY;
+        for o in input.moving {
+            let (dx, dy) = (o.x_m - p.x_m, o.y_m - p.y_m);
+            let (bx, by) = (cs * dx + sn * dy, -sn * dx + cs * dy);
+            let (ux, uy) = (
+                factor * (cs * o.vx_mps + sn * o.vy_mps),
+                factor * (-sn * o.vx_mps + cs * o.vy_mps),
+            );
+            let n = (horizon / DT).ceil() as usize;
+            for i in 0..=n {
+                let t = i as f64 * DT;
+                let s = travel(t);
+                let (x, y) = (bx + ux * t, by + uy * t);
+                let gx = (s - fp.behind_m - x).max(x - s - fp.ahead_m).max(0.0);
+                let gy = (y.abs() - hw).max(0.0);
+                best = best.min(gx.hypot(gy) - o.radius_m.max(0.0));
+            }
+        }
+        best
+    }
+
+    /// The predicted sweeps of the moving objects over `horizon` s, as points of the
+    /// body frame within the scan's reach: along each object's path, every
+    /// [`SWEEP_STEP_M`], its centre and the two points its radius to either side, and its
+    /// radius ahead of and behind its place now. A point the vehicle will have passed,
+    /// rear and all, `margin_s` before the object gets there (driving on at `v_pass`)
+    /// is left out: braking for it would only bring the two together.
+    fn predict(&self, input: &ShieldInput, sweep: Sweep, out: &mut Vec<(f64, f64)>) {
+        out.clear();
+        let p = input.pose;
+        let (s, c) = p.yaw_rad.sin_cos();
+        let reach = self.geometry.reach_m();
+        let dir = if sweep.reverse { -1.0 } else { 1.0 };
+        let behind = self.footprint(dir).behind_m;
+        for o in input.moving {
+            let speed = o.vx_mps.hypot(o.vy_mps);
+            if !(speed.is_finite() && o.x_m.is_finite() && o.y_m.is_finite()) || speed == 0.0 {
+                continue;
+            }
+            let (ux, uy) = (o.vx_mps / speed, o.vy_mps / speed);
+            let r = o.radius_m.max(0.0);
+            let mut push = |x: f64, y: f64, along: f64| {
+                let (dx, dy) = (x - p.x_m, y - p.y_m);
+                let b = (c * dx + s * dy, -s * dx + c * dy);
+                let arrives = along.max(0.0) / speed;
+                let passed = sweep.v_pass > 0.1
+                    && (dir * b.0 + behind + r) / sweep.v_pass + sweep.margin_s < arrives;
+                if b.0.hypot(b.1) < reach && !passed {
+                    out.push(b);
+                }
+            };
+            let length = (speed * sweep.horizon_s).min(2.0 * reach);
+            let n = (length / SWEEP_STEP_M).ceil() as usize;
+            push(o.x_m - ux * r, o.y_m - uy * r, 0.0);
+            for i in 0..=n {
+                let along = (i as f64 * SWEEP_STEP_M).min(length);
+                let (x, y) = (o.x_m + ux * along, o.y_m + uy * along);
+                push(x, y, along);
+                push(x - uy * r, y + ux * r, along);
+                push(x + uy * r, y - ux * r, along);
+            }
+            push(o.x_m + ux * (length + r), o.y_m + uy * (length + r), length);
+        }
     }
 
     /// The distance along the command arc, from the front of the footprint, to the first
@@ -537,6 +768,47 @@ mod tests {
         );
     }
 
+    /// A person 30 m ahead, 4 m to the right, on gravel at 6.9 m/s: walking toward the
+    /// path its sweep caps the speed under `moving_obstacle`; walking away, or standing,
+    /// it does not; the cap is what the stop rule gives for the sweep's distance.
+    #[test]
+    fn a_crossing_sweep_caps_the_speed_and_one_walking_away_does_not() {
+        let sh = shield();
+        let scan = Scan::empty(360);
+        let class = Some(GroundClass::Gravel);
+        let person = |vy: f64| MovingObject {
+            x_m: 30.0,
+            y_m: -4.0,
+            vx_mps: 0.0,
+            vy_mps: vy,
+            radius_m: 0.3,
+        };
+        let cmd = Command {
+            curvature_per_m: 0.0,
+            speed_mps: 6.9,
+        };
+        let with = |m: &[MovingObject]| {
+            let mut i = input(&scan, 6.9, class);
+            i.moving = m;
+            sh.limit(cmd, &i).unwrap()
+        };
+        let toward = with(&[person(1.4)]);
+        let iv = toward
+            .interventions
+            .iter()
+            .find(|i| i.rule == Rule::MovingObstacle)
+            .expect("the sweep caps");
+        // The sweep crosses the corridor edge (w ≈ 1.5 m) some 27.4 m ahead of the front.
+        let d = iv.distance_m.unwrap();
+        assert!((15.0..28.0).contains(&d), "{iv:?}");
+        assert!((iv.after - sh.stop_rule(class).stop_cap(d)).abs() < 1e-9);
+        for away in [person(-1.4), person(0.0)] {
+            let out = with(&[away]);
+            assert!(out.interventions.is_empty(), "{away:?}: {out:?}");
+        }
+        assert!(with(&[]).interventions.is_empty());
+    }
+
     fn input<'a>(scan: &'a Scan, v: f64, class: Option<GroundClass>) -> ShieldInput<'a> {
         ShieldInput {
             pose: Pose::default(),
@@ -546,6 +818,8 @@ mod tests {
             reference: None,
             class,
             grade: 0.0,
+            moving: &[],
+            passing: false,
         }
     }
 

@@ -51,6 +51,10 @@ pub struct ObservationIn {
     /// Our extensions: the lateral acceleration (right positive) and wheel lift.
     pub ay: Option<f64>,
     pub wheel_lift: Option<bool>,
+    /// Whether the vehicle hit a worker since the last observation, and the number of
+    /// workers (vehicle-bridge.md "Observation").
+    pub struck: Option<bool>,
+    pub workers: Option<u64>,
 }
 
 impl ObservationIn {

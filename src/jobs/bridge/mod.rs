@@ -59,6 +59,9 @@ pub struct ClientMessage {
     pub hud: Option<String>,
     pub reward: Option<f64>,
     pub success_pct: Option<f64>,
+    /// `workers`: standing persons at these points of the bridge's frame, replacing the
+    /// bridge's workers.
+    pub workers: Option<Vec<[f64; 2]>>,
     /// Keys with a value of the wrong shape, with the reason.
     pub bad: Vec<String>,
     /// Keys the Polaris bridge does not have (the Maxxum's, or none at all).
@@ -96,6 +99,7 @@ impl ClientMessage {
         self.hud = later.hud.or(self.hud.take());
         self.reward = later.reward.or(self.reward);
         self.success_pct = later.success_pct.or(self.success_pct);
+        self.workers = later.workers.or(self.workers.take());
     }
 }
 
@@ -223,12 +227,40 @@ pub fn parse_line(line: &str) -> Result<ClientMessage, String> {
                 Ok(x) => m.success_pct = Some(x),
                 Err(e) => m.bad.push(e),
             },
+            "workers" => match parse_workers(&v) {
+                Ok(w) => m.workers = Some(w),
+                Err(e) => m.bad.push(e),
+            },
             k if IGNORED_KEYS.contains(&k) => {}
             _ => m.unknown.push(k),
         }
     }
     m.bad.extend(m.dbw.refuse_out_of_range());
     Ok(m)
+}
+
+/// The most workers a `workers` command may place.
+pub const MAX_WORKERS: usize = 1000;
+
+/// The `workers` list: `[x, y]` pairs of finite numbers, at most [`MAX_WORKERS`].
+fn parse_workers(v: &serde_json::Value) -> Result<Vec<[f64; 2]>, String> {
+    let list = v.as_array().ok_or("workers: not a list of [x, y] points")?;
+    if list.len() > MAX_WORKERS {
+        return Err(format!(
+            "workers: {} points, at most {MAX_WORKERS}",
+            list.len()
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, p)| match p.as_array().map(|a| a.as_slice()) {
+            Some([x, y]) => match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) if x.is_finite() && y.is_finite() => Ok([x, y]),
+                _ => Err(format!("workers[{i}]: not two finite numbers")),
+            },
+            _ => Err(format!("workers[{i}]: not an [x, y] pair")),
+        })
+        .collect()
 }
 
 /// The 16 directions of the observation's `lidar` summary, degrees left of the body x
@@ -269,6 +301,10 @@ pub struct Observation<'a> {
     pub reset_pending: bool,
     pub reset_epoch: u64,
     pub stale: bool,
+    /// `true` when the vehicle touched a worker since the last observation.
+    pub struck: bool,
+    /// The number of workers of the bridge.
+    pub workers: usize,
     pub agent: &'a str,
     pub vehicle: &'static str,
     /// The longitudinal and lateral (right positive) accelerations, m/s².

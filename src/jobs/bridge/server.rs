@@ -31,6 +31,7 @@ use crate::config::Config;
 use crate::formats::scenario::Scenario;
 use crate::plant::dbw::commands::EnableCmd;
 use crate::plant::dbw::{DbwCommands, PHYSICS_HZ};
+use crate::plant::world::Touch;
 use crate::plant::{Plant, StartPose};
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token};
@@ -132,6 +133,8 @@ pub(super) struct Agent {
     rejected: BTreeSet<String>,
     complaints: Complaints,
     lift_since_obs: bool,
+    /// Whether the vehicle touched a worker since the last observation.
+    struck_since_obs: bool,
 }
 
 impl Agent {
@@ -221,6 +224,7 @@ impl Server {
                 rejected: BTreeSet::new(),
                 complaints: Complaints::default(),
                 lift_since_obs: false,
+                struck_since_obs: false,
             });
         }
         let control = match opts.control_port {
@@ -522,6 +526,17 @@ impl Server {
                 self.request_reset(i, r);
             }
             let a = &mut self.agents[i];
+            if let Some(w) = &p.msg.workers {
+                let points: Vec<(f64, f64)> = w
+                    .iter()
+                    .map(|p| {
+                        let (x, y, _) = frame::pose_from_bridge(p[0], p[1], 0.0);
+                        (x, y)
+                    })
+                    .collect();
+                let t = a.plant.time_s();
+                a.plant.world.set_workers(&points, t);
+            }
             if p.msg.has_dbw() {
                 for e in a.plant.apply(&p.msg.dbw) {
                     let kind = e.to_string();
@@ -559,10 +574,16 @@ impl Server {
                     observation(a, &mut self.scratch);
                     push(a, &self.scratch);
                     a.lift_since_obs = false;
+                    a.struck_since_obs = false;
                 }
             }
             let info = a.plant.physics();
             a.lift_since_obs |= info.wheel_lift;
+            if a.plant.world.has_workers() {
+                if let Some(Touch::Actor(k)) = a.plant.touch() {
+                    a.struck_since_obs |= a.plant.world.is_worker(k);
+                }
+            }
         }
         self.step += 1;
         for i in 0..self.agents.len() {
@@ -654,6 +675,8 @@ fn observation(a: &Agent, out: &mut Vec<u8>) {
         reset_epoch: a.reset_epoch,
         // No driving action (steer, pedal) is ever in effect on a Polaris.
         stale: true,
+        struck: a.struck_since_obs,
+        workers: p.world.worker_count(),
         agent: &a.name,
         vehicle: "polaris",
         ax: s.ax_mps2,

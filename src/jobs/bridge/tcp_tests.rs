@@ -213,6 +213,47 @@ fn a_subsystem_times_out_0_1_s_after_its_last_command() {
     }
 }
 
+/// The observations of a step.
+fn observations(lines: &[Line]) -> Vec<super::client::ObservationIn> {
+    lines
+        .iter()
+        .filter_map(|l| match l {
+            Line::Observation(o) => Some((**o).clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// vehicle-bridge.md "Session Commands": `workers` replaces the bridge's workers; the
+/// observation counts them and says `struck` when the vehicle touched one since the
+/// last observation.
+#[test]
+fn workers_are_placed_counted_and_struck() {
+    let r = serve(true);
+    let (mut c, ctl) = connect(&r);
+    let mut ctl = ctl.unwrap();
+    c.send(&serde_json::json!({"reset": {"x": 0.0, "y": 0.0, "yaw_deg": 0.0, "speed": 0.0}}))
+        .unwrap();
+    // One worker 10 m ahead, one 20 m south (the bridge's y is south).
+    c.send(&serde_json::json!({"workers": [[10.0, 0.0], [0.0, 20.0]]}))
+        .unwrap();
+    // Applied at the first step, before its observation.
+    let o = observations(&step(&mut c, &mut ctl, 12));
+    assert_eq!((o[0].workers, o[0].struck), (Some(2), Some(false)), "{o:?}");
+    // The scan sees the worker ahead at beam 0: 10 m less the mount's 1.9 and 0.3.
+    let scan = o[0].scan.clone().unwrap();
+    assert!((scan[0].unwrap() - 7.8).abs() < 0.01, "{:?}", scan[0]);
+    // Replaced by one worker over the body: struck at the next observation.
+    c.send(&serde_json::json!({"workers": [[1.0, 0.0]]}))
+        .unwrap();
+    step(&mut c, &mut ctl, 12);
+    let o = observations(&step(&mut c, &mut ctl, 12));
+    assert_eq!((o[0].workers, o[0].struck), (Some(1), Some(true)), "{o:?}");
+    c.send(&serde_json::json!({"workers": [[1.0, "x"]]}))
+        .unwrap();
+    assert!(r.wait_logged("workers[0]: not two finite numbers"));
+}
+
 #[test]
 fn reset_moves_the_vehicle_and_counts_episodes() {
     let r = serve(true);

@@ -1,0 +1,391 @@
+//! The tracker of the moving-object rule (an acres extension, docs/rules.md "Moving
+//! objects"): it turns successive scans into objects with a position and a velocity.
+//!
+//! Each control step: the returns become points of the world frame (by the vehicle's
+//! pose); returns of neighbouring beams closer than `cluster_gap_m` form a cluster; a
+//! cluster larger than `max_size_m` is structure (a wall, a hedge) and is not tracked.
+//! Each track takes the nearest cluster within `gate_m` of where it was predicted
+//! (nearest pairs first); a cluster left over starts a track; a track unseen for
+//! `max_missed_s` ends. A track's velocity is the least-squares slope of its centroids
+//! over the last `window_s`; it is a moving object once that spans half the window, its
+//! speed is `min_speed_mps` or more and its centroid has left its own extent (twice its
+//! radius and 0.25 m from where the track began: a static object's returns,
+//! however the view turns, stay on its surface). Limits: a person (0.6 m across) gives a return
+//! on at least one beam of a 360-beam scan out to about 34 m (0.6 m / 1°); a cluster's
+//! centroid is that of the returns it shows, so a body turning its side moves it.
+
+use crate::chain::scan::{Scan, ScanGeometry};
+use crate::chain::shield::Pose;
+use serde::{Deserialize, Serialize};
+
+/// Block `tracker` of `control_v1.json` (an acres extension; every key has a default).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrackerConfig {
+    /// Returns of neighbouring beams closer than this form one cluster, m.
+    pub cluster_gap_m: f64,
+    /// A cluster larger than this (its box's diagonal) is structure, not tracked, m.
+    pub max_size_m: f64,
+    /// How far from its predicted place a track may find its cluster, m.
+    pub gate_m: f64,
+    /// The span of centroids the velocity is fitted over, s.
+    pub window_s: f64,
+    /// A track at least this fast is a moving object, m/s.
+    pub min_speed_mps: f64,
+    /// A track unseen this long ends, s.
+    pub max_missed_s: f64,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        TrackerConfig {
+            cluster_gap_m: 0.5,
+            max_size_m: 5.0,
+            gate_m: 1.0,
+            window_s: 0.5,
+            min_speed_mps: 0.5,
+            max_missed_s: 0.3,
+        }
+    }
+}
+
+/// A moving object in the world frame: where it is, its velocity and a radius about its
+/// position that holds what was seen of it.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct MovingObject {
+    pub x_m: f64,
+    pub y_m: f64,
+    pub vx_mps: f64,
+    pub vy_mps: f64,
+    pub radius_m: f64,
+}
+
+/// A cluster of one scan.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Cluster {
+    x: f64,
+    y: f64,
+    radius: f64,
+}
+
+/// How far beyond twice its radius a centroid must travel to be moving, m.
+const TRAVEL_MARGIN_M: f64 = 0.5;
+
+/// The most centroids a track keeps (the window at 50 Hz is well inside it).
+const HISTORY: usize = 64;
+
+#[derive(Debug, Clone)]
+struct Track {
+    /// The first centroid: a static object's centroid never leaves its own extent.
+    origin: (f64, f64),
+    /// (t, x, y) of the centroids, oldest first.
+    history: std::collections::VecDeque<(f64, f64, f64)>,
+    radius: f64,
+    last_seen_s: f64,
+    velocity: Option<(f64, f64)>,
+}
+
+impl Track {
+    fn predicted(&self, t: f64) -> (f64, f64) {
+        let &(t0, x, y) = self.history.back().expect("a track has a centroid");
+        let (vx, vy) = self.velocity.unwrap_or((0.0, 0.0));
+        (x + vx * (t - t0), y + vy * (t - t0))
+    }
+
+    /// The velocity: the least-squares slope of the centroids over the last `window` s,
+    /// where they span at least half of it. (A fit over a shorter part, taken where it
+    /// is faster, saw a walker who just set off sooner but made the rule brake for
+    /// walkers it could pass in front of: docs/validation.md "Moving actors".)
+    fn fit(&mut self, window: f64) {
+        let Some(&(t_end, _, _)) = self.history.back() else {
+            return;
+        };
+        let t_first = self
+            .history
+            .iter()
+            .find(|p| p.0 >= t_end - window)
+            .map_or(t_end, |p| p.0);
+        if t_end - t_first < window / 2.0 {
+            self.velocity = None;
+            return;
+        }
+        self.velocity = slope(self.history.iter().filter(|p| p.0 >= t_end - window));
+    }
+}
+
+/// The least-squares slope of (t, x, y) samples, None for fewer than 3.
+fn slope<'a>(samples: impl Iterator<Item = &'a (f64, f64, f64)> + Clone) -> Option<(f64, f64)> {
+    let n = samples.clone().count() as f64;
+    if n < 3.0 {
+        return None;
+    }
+    let (mt, mx, my) = samples.clone().fold((0.0, 0.0, 0.0), |a, p| {
+        (a.0 + p.0 / n, a.1 + p.1 / n, a.2 + p.2 / n)
+    });
+    let (mut stt, mut stx, mut sty) = (0.0, 0.0, 0.0);
+    for p in samples {
+        let dt = p.0 - mt;
+        stt += dt * dt;
+        stx += dt * (p.1 - mx);
+        sty += dt * (p.2 - my);
+    }
+    (stt > 0.0).then(|| (stx / stt, sty / stt))
+}
+
+/// The tracker: its tracks and reusable buffers.
+#[derive(Debug, Clone, Default)]
+pub struct Tracker {
+    cfg: TrackerConfig,
+    tracks: Vec<Track>,
+    clusters: Vec<Cluster>,
+    pairs: Vec<(f64, usize, usize)>,
+}
+
+impl Tracker {
+    /// A tracker with no tracks.
+    pub fn new(cfg: TrackerConfig) -> Tracker {
+        Tracker {
+            cfg,
+            ..Tracker::default()
+        }
+    }
+
+    /// Takes the scan of time `t_s` seen from `pose`.
+    pub fn update(&mut self, t_s: f64, pose: Pose, scan: &Scan, geometry: &ScanGeometry) {
+        self.cluster(pose, scan, geometry);
+        self.associate(t_s);
+        let (window, missed) = (self.cfg.window_s, self.cfg.max_missed_s);
+        self.tracks.retain(|k| t_s - k.last_seen_s <= missed);
+        for k in &mut self.tracks {
+            if k.last_seen_s == t_s {
+                k.fit(window);
+            }
+        }
+    }
+
+    /// The tracks that move, as objects.
+    pub fn moving(&self, out: &mut Vec<MovingObject>) {
+        out.clear();
+        for k in &self.tracks {
+            let Some((vx, vy)) = k.velocity else { continue };
+            if vx.hypot(vy) < self.cfg.min_speed_mps {
+                continue;
+            }
+            let &(_, x, y) = k.history.back().expect("a track has a centroid");
+            // The returns of a static object stay on its surface: its centroid moves
+            // within its extent however the view changes. A moving one leaves it.
+            let travelled = (x - k.origin.0).hypot(y - k.origin.1);
+            if travelled < 2.0 * k.radius + TRAVEL_MARGIN_M {
+                continue;
+            }
+            out.push(MovingObject {
+                x_m: x,
+                y_m: y,
+                vx_mps: vx,
+                vy_mps: vy,
+                radius_m: k.radius,
+            });
+        }
+    }
+
+    /// The clusters of a scan, world frame: runs of neighbouring beams whose returns are
+    /// within `cluster_gap_m` of each other (the last run joins the first across beam 0).
+    fn cluster(&mut self, pose: Pose, scan: &Scan, geometry: &ScanGeometry) {
+        let (s, c) = pose.yaw_rad.sin_cos();
+        let step = std::f64::consts::TAU / geometry.beams().max(1) as f64;
+        let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+        let mut prev: Option<(usize, f64, f64)> = None;
+        for (i, bx, by) in geometry.indexed_points(scan) {
+            let p = (pose.x_m + c * bx - s * by, pose.y_m + s * bx + c * by);
+            // Neighbouring returns of one surface lie about r·Δθ apart, more where the
+            // beam grazes it: the gap grows with the range.
+            let gap = self.cfg.cluster_gap_m + 3.0 * scan.ranges()[i] * step;
+            let joins = prev.is_some_and(|(j, x, y)| {
+                j + 1 == i && (p.0 - x).powi(2) + (p.1 - y).powi(2) <= gap * gap
+            });
+            match runs.last_mut() {
+                Some(r) if joins => r.push(p),
+                _ => runs.push(vec![p]),
+            }
+            prev = Some((i, p.0, p.1));
+        }
+        self.join_across_zero(&mut runs, scan, geometry.beams());
+        self.clusters.clear();
+        for r in &runs {
+            let (mut lo, mut hi) = ((f64::MAX, f64::MAX), (f64::MIN, f64::MIN));
+            for p in r {
+                lo = (lo.0.min(p.0), lo.1.min(p.1));
+                hi = (hi.0.max(p.0), hi.1.max(p.1));
+            }
+            if (hi.0 - lo.0).hypot(hi.1 - lo.1) > self.cfg.max_size_m {
+                continue;
+            }
+            let n = r.len() as f64;
+            let (x, y) = r
+                .iter()
+                .fold((0.0, 0.0), |a, p| (a.0 + p.0 / n, a.1 + p.1 / n));
+            let radius = r
+                .iter()
+                .map(|p| (p.0 - x).hypot(p.1 - y))
+                .fold(0.0, f64::max);
+            self.clusters.push(Cluster { x, y, radius });
+        }
+    }
+
+    /// Joins the last run to the first where beams `beams − 1` and 0 both returned close.
+    fn join_across_zero(&self, runs: &mut Vec<Vec<(f64, f64)>>, scan: &Scan, beams: usize) {
+        let r = scan.ranges();
+        if runs.len() < 2 || beams < 2 || !(r[0].is_finite() && r[beams - 1].is_finite()) {
+            return;
+        }
+        let (a, b) = (
+            runs[0][0],
+            *runs[runs.len() - 1].last().expect("runs are not empty"),
+        );
+        let gap = self.cfg.cluster_gap_m
+            + 3.0 * r[0].max(r[beams - 1]) * std::f64::consts::TAU / beams as f64;
+        if (a.0 - b.0).hypot(a.1 - b.1) <= gap {
+            let last = runs.pop().expect("two runs or more");
+            runs[0].extend(last);
+        }
+    }
+
+    /// Each track takes the nearest cluster within its gate (nearest pairs first); the
+    /// clusters left start tracks.
+    fn associate(&mut self, t: f64) {
+        self.pairs.clear();
+        for (ki, k) in self.tracks.iter().enumerate() {
+            let (px, py) = k.predicted(t);
+            for (ci, c) in self.clusters.iter().enumerate() {
+                let d = (c.x - px).hypot(c.y - py);
+                if d <= self.cfg.gate_m {
+                    self.pairs.push((d, ki, ci));
+                }
+            }
+        }
+        self.pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut track_done = vec![false; self.tracks.len()];
+        let mut cluster_done = vec![false; self.clusters.len()];
+        for &(_, ki, ci) in &self.pairs {
+            if track_done[ki] || cluster_done[ci] {
+                continue;
+            }
+            track_done[ki] = true;
+            cluster_done[ci] = true;
+            let (c, k) = (self.clusters[ci], &mut self.tracks[ki]);
+            if k.history.len() == HISTORY {
+                k.history.pop_front();
+            }
+            k.history.push_back((t, c.x, c.y));
+            k.radius = k.radius.max(c.radius).min(self.cfg.max_size_m / 2.0);
+            k.last_seen_s = t;
+        }
+        for (ci, c) in self.clusters.iter().enumerate() {
+            if !cluster_done[ci] {
+                self.tracks.push(Track {
+                    origin: (c.x, c.y),
+                    history: std::iter::once((t, c.x, c.y)).collect(),
+                    radius: c.radius,
+                    last_seen_s: t,
+                    velocity: None,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plant::world::{Obstacle, Plane, World};
+    use geo::Coord;
+
+    fn world(obstacles: Vec<Obstacle>) -> World {
+        World::new(
+            Plane {
+                class: None,
+                state: Default::default(),
+                slope_pct: 0.0,
+                slope_dir_deg: 0.0,
+            },
+            obstacles,
+        )
+    }
+
+    /// Runs the tracker from a vehicle at `(vx·t, 0)` facing east over a person that
+    /// walks from `p0` at `v`, for `n` steps of 0.02 s; the moving objects at the end.
+    fn track(p0: (f64, f64), v: (f64, f64), ego_speed: f64, n: usize) -> Vec<MovingObject> {
+        let g = ScanGeometry::new(360, (1.9, 0.0), 40.0);
+        let mut t = Tracker::new(TrackerConfig::default());
+        let mut out = Vec::new();
+        for i in 0..n {
+            let ts = i as f64 * 0.02;
+            let w = world(vec![
+                Obstacle::Circle {
+                    x_m: p0.0 + v.0 * ts,
+                    y_m: p0.1 + v.1 * ts,
+                    radius_m: 0.3,
+                },
+                // A static box beside the path and a long wall: neither moves.
+                Obstacle::Box {
+                    x_m: 15.0,
+                    y_m: 4.0,
+                    half_length_m: 1.0,
+                    half_width_m: 0.6,
+                    yaw_rad: 0.3,
+                },
+                Obstacle::Box {
+                    x_m: 20.0,
+                    y_m: -9.0,
+                    half_length_m: 15.0,
+                    half_width_m: 0.2,
+                    yaw_rad: 0.0,
+                },
+            ]);
+            let pose = Pose {
+                x_m: ego_speed * ts,
+                y_m: 0.0,
+                yaw_rad: 0.0,
+            };
+            let scan = w.scan(
+                Coord {
+                    x: pose.x_m + 1.9,
+                    y: 0.0,
+                },
+                0.0,
+                360,
+                40.0,
+            );
+            t.update(ts, pose, &scan, &g);
+            t.moving(&mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn a_crossing_person_is_tracked_with_its_velocity_and_static_things_are_not() {
+        for ego_speed in [0.0, 5.0] {
+            let m = track((30.0, -6.0), (0.0, 1.4), ego_speed, 50);
+            assert_eq!(m.len(), 1, "ego at {ego_speed} m/s: {m:?}");
+            let o = m[0];
+            assert!(
+                (o.vy_mps - 1.4).abs() < 0.2 && o.vx_mps.abs() < 0.3,
+                "{o:?}"
+            );
+            // The centroid is on the near side of the person, inside its radius.
+            assert!((o.x_m - 30.0).abs() < 0.35 && (o.y_m - (-6.0 + 1.4 * 0.98)).abs() < 0.35);
+        }
+    }
+
+    #[test]
+    fn a_standing_person_is_not_a_moving_object() {
+        assert!(track((25.0, 3.0), (0.0, 0.0), 6.0, 100).is_empty());
+    }
+
+    #[test]
+    fn an_approaching_object_s_speed_is_measured() {
+        let m = track((35.0, 2.0), (-4.0, 0.0), 5.0, 50);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!((m[0].vx_mps + 4.0).abs() < 0.3, "{m:?}");
+    }
+}
