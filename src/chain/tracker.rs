@@ -100,36 +100,42 @@ impl Track {
         let Some(&(t_end, _, _)) = self.history.back() else {
             return;
         };
-        let t_first = self
-            .history
-            .iter()
-            .find(|p| p.0 >= t_end - window)
-            .map_or(t_end, |p| p.0);
-        if t_end - t_first < window / 2.0 {
-            self.velocity = None;
-            return;
-        }
-        self.velocity = slope(self.history.iter().filter(|p| p.0 >= t_end - window));
+        let first = self.history.partition_point(|p| p.0 < t_end - window);
+        let recent = self.history.range(first..);
+        let t_first = recent.clone().next().map_or(t_end, |p| p.0);
+        self.velocity = if t_end - t_first < window / 2.0 {
+            None
+        } else {
+            slope(recent, t_end)
+        };
+    }
+
+    /// Whether the centroid has left its own extent (twice the radius and 0.25 m from
+    /// where the track began): a static object's returns stay on its surface.
+    fn left_its_extent(&self) -> bool {
+        let &(_, x, y) = self.history.back().expect("a track has a centroid");
+        let travelled = (x - self.origin.0).hypot(y - self.origin.1);
+        travelled >= 2.0 * self.radius + TRAVEL_MARGIN_M
     }
 }
 
-/// The least-squares slope of (t, x, y) samples, None for fewer than 3.
-fn slope<'a>(samples: impl Iterator<Item = &'a (f64, f64, f64)> + Clone) -> Option<(f64, f64)> {
-    let n = samples.clone().count() as f64;
-    if n < 3.0 {
-        return None;
+/// The least-squares slope of (t, x, y) samples in one pass (times taken from `t0`, so
+/// the sums stay small), None for fewer than 3.
+fn slope<'a>(samples: impl Iterator<Item = &'a (f64, f64, f64)>, t0: f64) -> Option<(f64, f64)> {
+    let (mut n, mut st, mut sx, mut sy, mut stt, mut stx, mut sty) =
+        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    for &(t, x, y) in samples {
+        let t = t - t0;
+        n += 1.0;
+        st += t;
+        sx += x;
+        sy += y;
+        stt += t * t;
+        stx += t * x;
+        sty += t * y;
     }
-    let (mt, mx, my) = samples.clone().fold((0.0, 0.0, 0.0), |a, p| {
-        (a.0 + p.0 / n, a.1 + p.1 / n, a.2 + p.2 / n)
-    });
-    let (mut stt, mut stx, mut sty) = (0.0, 0.0, 0.0);
-    for p in samples {
-        let dt = p.0 - mt;
-        stt += dt * dt;
-        stx += dt * (p.1 - mx);
-        sty += dt * (p.2 - my);
-    }
-    (stt > 0.0).then(|| (stx / stt, sty / stt))
+    let den = n * stt - st * st;
+    (n >= 3.0 && den > 0.0).then(|| ((n * stx - st * sx) / den, (n * sty - st * sy) / den))
 }
 
 /// The tracker: its tracks and reusable buffers.
@@ -139,6 +145,35 @@ pub struct Tracker {
     tracks: Vec<Track>,
     clusters: Vec<Cluster>,
     pairs: Vec<(f64, usize, usize)>,
+    /// This scan's returns in the world frame, and where each run of them begins.
+    points: Vec<(f64, f64)>,
+    starts: Vec<usize>,
+}
+
+/// A run of returns as a cluster: its centroid and radius; None where it is larger than
+/// `max_size` (its box's diagonal).
+fn summarize<'a>(
+    run: impl Iterator<Item = &'a (f64, f64)> + Clone,
+    max_size: f64,
+) -> Option<Cluster> {
+    let (mut lo, mut hi) = ((f64::MAX, f64::MAX), (f64::MIN, f64::MIN));
+    let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
+    for p in run.clone() {
+        lo = (lo.0.min(p.0), lo.1.min(p.1));
+        hi = (hi.0.max(p.0), hi.1.max(p.1));
+        sx += p.0;
+        sy += p.1;
+        n += 1.0;
+    }
+    if n == 0.0 || (hi.0 - lo.0).hypot(hi.1 - lo.1) > max_size {
+        return None;
+    }
+    let (x, y) = (sx / n, sy / n);
+    let r2 = run
+        .map(|p| (p.0 - x) * (p.0 - x) + (p.1 - y) * (p.1 - y))
+        .fold(0.0, f64::max);
+    let radius = r2.sqrt();
+    Some(Cluster { x, y, radius })
 }
 
 impl Tracker {
@@ -157,8 +192,14 @@ impl Tracker {
         let (window, missed) = (self.cfg.window_s, self.cfg.max_missed_s);
         self.tracks.retain(|k| t_s - k.last_seen_s <= missed);
         for k in &mut self.tracks {
+            // A track still within its own extent is not moving; it needs no velocity
+            // (its gate is wide enough for a walker's 3 cm a step).
             if k.last_seen_s == t_s {
-                k.fit(window);
+                if k.left_its_extent() {
+                    k.fit(window);
+                } else {
+                    k.velocity = None;
+                }
             }
         }
     }
@@ -174,8 +215,7 @@ impl Tracker {
             let &(_, x, y) = k.history.back().expect("a track has a centroid");
             // The returns of a static object stay on its surface: its centroid moves
             // within its extent however the view changes. A moving one leaves it.
-            let travelled = (x - k.origin.0).hypot(y - k.origin.1);
-            if travelled < 2.0 * k.radius + TRAVEL_MARGIN_M {
+            if !k.left_its_extent() {
                 continue;
             }
             out.push(MovingObject {
@@ -189,11 +229,13 @@ impl Tracker {
     }
 
     /// The clusters of a scan, world frame: runs of neighbouring beams whose returns are
-    /// within `cluster_gap_m` of each other (the last run joins the first across beam 0).
+    /// within `cluster_gap_m` (and 3 beam spacings at their range) of each other; the last
+    /// run joins the first across beam 0. Flat buffers, reused: no allocation a step.
     fn cluster(&mut self, pose: Pose, scan: &Scan, geometry: &ScanGeometry) {
         let (s, c) = pose.yaw_rad.sin_cos();
         let step = std::f64::consts::TAU / geometry.beams().max(1) as f64;
-        let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+        self.points.clear();
+        self.starts.clear();
         let mut prev: Option<(usize, f64, f64)> = None;
         for (i, bx, by) in geometry.indexed_points(scan) {
             let p = (pose.x_m + c * bx - s * by, pose.y_m + s * bx + c * by);
@@ -203,63 +245,57 @@ impl Tracker {
             let joins = prev.is_some_and(|(j, x, y)| {
                 j + 1 == i && (p.0 - x).powi(2) + (p.1 - y).powi(2) <= gap * gap
             });
-            match runs.last_mut() {
-                Some(r) if joins => r.push(p),
-                _ => runs.push(vec![p]),
+            if !joins {
+                self.starts.push(self.points.len());
             }
+            self.points.push(p);
             prev = Some((i, p.0, p.1));
         }
-        self.join_across_zero(&mut runs, scan, geometry.beams());
         self.clusters.clear();
-        for r in &runs {
-            let (mut lo, mut hi) = ((f64::MAX, f64::MAX), (f64::MIN, f64::MIN));
-            for p in r {
-                lo = (lo.0.min(p.0), lo.1.min(p.1));
-                hi = (hi.0.max(p.0), hi.1.max(p.1));
-            }
-            if (hi.0 - lo.0).hypot(hi.1 - lo.1) > self.cfg.max_size_m {
+        let n_runs = self.starts.len();
+        let wrap = n_runs >= 2 && self.joins_across_zero(scan, geometry.beams());
+        for k in 0..n_runs {
+            if wrap && k == 0 {
                 continue;
             }
-            let n = r.len() as f64;
-            let (x, y) = r
-                .iter()
-                .fold((0.0, 0.0), |a, p| (a.0 + p.0 / n, a.1 + p.1 / n));
-            let radius = r
-                .iter()
-                .map(|p| (p.0 - x).hypot(p.1 - y))
-                .fold(0.0, f64::max);
-            self.clusters.push(Cluster { x, y, radius });
+            let end = self.starts.get(k + 1).copied().unwrap_or(self.points.len());
+            let run = &self.points[self.starts[k]..end];
+            let first = if wrap && k == n_runs - 1 {
+                &self.points[..self.starts[1]]
+            } else {
+                &[][..]
+            };
+            if let Some(c) = summarize(run.iter().chain(first), self.cfg.max_size_m) {
+                self.clusters.push(c);
+            }
         }
     }
 
-    /// Joins the last run to the first where beams `beams − 1` and 0 both returned close.
-    fn join_across_zero(&self, runs: &mut Vec<Vec<(f64, f64)>>, scan: &Scan, beams: usize) {
+    /// Whether the first run and the last meet across beam 0: beams `beams − 1` and 0
+    /// both returned, close together.
+    fn joins_across_zero(&self, scan: &Scan, beams: usize) -> bool {
         let r = scan.ranges();
-        if runs.len() < 2 || beams < 2 || !(r[0].is_finite() && r[beams - 1].is_finite()) {
-            return;
+        if beams < 2 || !(r[0].is_finite() && r[beams - 1].is_finite()) {
+            return false;
         }
-        let (a, b) = (
-            runs[0][0],
-            *runs[runs.len() - 1].last().expect("runs are not empty"),
-        );
+        let (a, b) = (self.points[0], self.points[self.points.len() - 1]);
         let gap = self.cfg.cluster_gap_m
             + 3.0 * r[0].max(r[beams - 1]) * std::f64::consts::TAU / beams as f64;
-        if (a.0 - b.0).hypot(a.1 - b.1) <= gap {
-            let last = runs.pop().expect("two runs or more");
-            runs[0].extend(last);
-        }
+        (a.0 - b.0).hypot(a.1 - b.1) <= gap
     }
 
     /// Each track takes the nearest cluster within its gate (nearest pairs first); the
     /// clusters left start tracks.
     fn associate(&mut self, t: f64) {
         self.pairs.clear();
+        let gate2 = self.cfg.gate_m * self.cfg.gate_m;
         for (ki, k) in self.tracks.iter().enumerate() {
             let (px, py) = k.predicted(t);
             for (ci, c) in self.clusters.iter().enumerate() {
-                let d = (c.x - px).hypot(c.y - py);
-                if d <= self.cfg.gate_m {
-                    self.pairs.push((d, ki, ci));
+                // Squared distances: the order of the pairs is the same.
+                let d2 = (c.x - px) * (c.x - px) + (c.y - py) * (c.y - py);
+                if d2 <= gate2 {
+                    self.pairs.push((d2, ki, ci));
                 }
             }
         }

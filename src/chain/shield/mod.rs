@@ -165,6 +165,9 @@ struct Sweep {
     v_pass: f64,
     reverse: bool,
     margin_s: f64,
+    /// Points further than this from the rear axle cannot bring the cap below the
+    /// command, m.
+    near_m: f64,
 }
 
 /// What the moving-object rule makes of a command.
@@ -181,12 +184,16 @@ enum Moving {
 /// tracker's first estimates of a walker who just set off are low.
 const PASS_SPEED_FACTORS: [f64; 3] = [0.75, 1.0, 1.5];
 
+/// The longest horizon over which passing and braking are compared, s.
+const SEPARATION_HORIZON_S: f64 = 15.0;
+
 /// The side clearance beyond the body that a pass in front of a moving object keeps, m.
 const PASS_CLEARANCE_M: f64 = 0.2;
 
 /// The spacing of the points of a predicted sweep, m: a sweep that crosses the swept
-/// corridor (2 w, 2.8 m or more) has points inside it, found at most this much late.
-const SWEEP_STEP_M: f64 = 0.25;
+/// corridor (2 w, 2.8 m or more, with the object's radius either side) has points
+/// inside it, found at most this much late (inside the obstacle margin `d_m`).
+const SWEEP_STEP_M: f64 = 0.5;
 
 /// The geofence step: the command arc is sampled this often, m.
 const FENCE_STEP_M: f64 = 0.25;
@@ -447,10 +454,11 @@ impl Shield {
         let ShieldScratch {
             window, returns, ..
         } = scratch;
-        self.free_distance_over(returns, kappa, reverse, input, window)
+        self.free_distance_over(returns, kappa, reverse, input, window, 0.0)
     }
 
-    /// The free distance over points of the body frame (returns or predicted sweeps).
+    /// The free distance over points of the body frame (returns, or the centre lines of
+    /// predicted sweeps with their objects' radius `widen` added to the half width).
     fn free_distance_over(
         &self,
         points: &[(f64, f64)],
@@ -458,8 +466,9 @@ impl Shield {
         reverse: bool,
         input: &ShieldInput,
         window: &mut PathWindow,
+        widen: f64,
     ) -> f64 {
-        let w = self.half_width(input.speed_mps);
+        let w = self.half_width(input.speed_mps) + widen;
         let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
         let reach = self.geometry.reach_m();
         let pts = || points.iter().copied();
@@ -508,6 +517,17 @@ impl Shield {
         scratch: &mut ShieldScratch,
     ) -> Moving {
         let v_meas = input.speed_mps.abs();
+        let widen = input
+            .moving
+            .iter()
+            .map(|o| o.radius_m.max(0.0))
+            .fold(0.0, f64::max);
+        let near_m = rule.stop_distance(v)
+            + v_meas * self.control.corridor.response_s
+            + self.footprint(if reverse { -1.0 } else { 1.0 }).ahead_m
+            + self.half_width(input.speed_mps)
+            + widen
+            + SWEEP_STEP_M;
         let sweep = Sweep {
             horizon_s: rule.stop_time_s
                 + v.abs() / rule.decel_mps2
@@ -515,6 +535,7 @@ impl Shield {
             v_pass: v.abs().min(v_meas),
             reverse,
             margin_s: rule.stop_time_s,
+            near_m,
         };
         let free = |sweep: Sweep, scratch: &mut ShieldScratch| {
             self.predict(input, sweep, &mut scratch.predicted);
@@ -524,7 +545,7 @@ impl Shield {
             let ShieldScratch {
                 window, predicted, ..
             } = scratch;
-            let d = self.free_distance_over(predicted, kappa, reverse, input, window);
+            let d = self.free_distance_over(predicted, kappa, reverse, input, window, widen);
             Some(d - v_meas * self.control.corridor.response_s)
         };
         let Some(d) = free(sweep, scratch) else {
@@ -577,7 +598,8 @@ impl Shield {
         factor: f64,
         horizon: f64,
     ) -> f64 {
-        const DT: f64 = 0.05;
+        const DT: f64 = 0.1;
+        let horizon = horizon.min(SEPARATION_HORIZON_S);
         let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
         let hw = self.control.vehicle.width_m / 2.0;
         let p = input.pose;
@@ -591,6 +613,7 @@ impl Shield {
                 v0 * lat + v0 * tb - a * tb * tb / 2.0
             }
         };
+        // The smallest of (distance − radius), over squared distances in the loop.
         let mut best = f64::INFINITY;
         for o in input.moving {
             let (dx, dy) = (o.x_m - p.x_m, o.y_m - p.y_m);
@@ -599,30 +622,43 @@ impl Shield {
                 factor * (cs * o.vx_mps + sn * o.vy_mps),
                 factor * (-sn * o.vx_mps + cs * o.vy_mps),
             );
+            // An object that stays further to the side than the body, its radius and 1 m
+            // over the whole horizon cannot come near: it is left out.
+            let (y0, y1) = (by, by + uy * horizon);
+            let side = if y0.signum() != y1.signum() {
+                0.0
+            } else {
+                y0.abs().min(y1.abs())
+            };
+            if side > hw + o.radius_m.max(0.0) + 1.0 {
+                continue;
+            }
             let n = (horizon / DT).ceil() as usize;
+            let mut d2 = f64::INFINITY;
             for i in 0..=n {
                 let t = i as f64 * DT;
                 let s = travel(t);
                 let (x, y) = (bx + ux * t, by + uy * t);
                 let gx = (s - fp.behind_m - x).max(x - s - fp.ahead_m).max(0.0);
                 let gy = (y.abs() - hw).max(0.0);
-                best = best.min(gx.hypot(gy) - o.radius_m.max(0.0));
+                d2 = d2.min(gx * gx + gy * gy);
             }
+            best = best.min(d2.sqrt() - o.radius_m.max(0.0));
         }
         best
     }
 
     /// The predicted sweeps of the moving objects over `horizon` s, as points of the
-    /// body frame within the scan's reach: along each object's path, every
-    /// [`SWEEP_STEP_M`], its centre and the two points its radius to either side, and its
-    /// radius ahead of and behind its place now. A point the vehicle will have passed,
+    /// body frame within the scan's reach: along each object's path, its centre every
+    /// [`SWEEP_STEP_M`], and its radius ahead of and behind its place now (the radius to
+    /// either side is added to the corridor's half width). A point the vehicle will have passed,
     /// rear and all, `margin_s` before the object gets there (driving on at `v_pass`)
     /// is left out: braking for it would only bring the two together.
     fn predict(&self, input: &ShieldInput, sweep: Sweep, out: &mut Vec<(f64, f64)>) {
         out.clear();
         let p = input.pose;
         let (s, c) = p.yaw_rad.sin_cos();
-        let reach = self.geometry.reach_m();
+        let reach = self.geometry.reach_m().min(sweep.near_m);
         let dir = if sweep.reverse { -1.0 } else { 1.0 };
         let behind = self.footprint(dir).behind_m;
         for o in input.moving {
@@ -638,7 +674,7 @@ impl Shield {
                 let arrives = along.max(0.0) / speed;
                 let passed = sweep.v_pass > 0.1
                     && (dir * b.0 + behind + r) / sweep.v_pass + sweep.margin_s < arrives;
-                if b.0.hypot(b.1) < reach && !passed {
+                if b.0 * b.0 + b.1 * b.1 < reach * reach && !passed {
                     out.push(b);
                 }
             };

@@ -1,0 +1,149 @@
+//! Moving actors' cost (issue [actors]): `cargo run --release --example actors_bench`.
+//!
+//! Prints one JSON line, medians of 5 runs, CPU time of this process:
+//! - `sim_steps_per_cpu_s_10_actors`: physics steps per CPU-second of `acres sim` on a
+//!   160 m gravel lane at 6.9 m/s with 10 persons walking loops beside it (target
+//!   200,000), and `sim_steps_per_cpu_s_opening` for the opening scenario in the same run;
+//! - `tracker_and_rule_us`: the chain step with the moving-object rule on the tracker less
+//!   the chain step with the rule off, per control step, over a scan with 10 walking
+//!   persons in view (target 2 µs), and `chain_step_off_us` for scale.
+
+use acres::chain::envelope::Grip;
+use acres::chain::scan::Scan;
+use acres::chain::shield::Pose;
+use acres::chain::{Chain, ChainInput, Gear, VehicleState};
+use acres::config::{Config, MovingMode};
+use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
+use acres::jobs::sim;
+use std::hint::black_box;
+
+/// The CPU time of this process so far (user and system), s.
+fn cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // After the command name (which ends with ')'): utime is the 12th field, stime the
+    // 13th, in clock ticks (100 a second on Linux).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The lane with 10 persons walking 8 m loops beside it, 6 to 15 m off its centre line.
+fn lane_with_walkers() -> Scenario {
+    let points: Vec<serde_json::Value> = (0..=80)
+        .map(|i| {
+            serde_json::json!({"x": 2.0 * i as f64, "y": 0.0, "speed_mps": 6.9,
+                               "class": "gravel", "direction": "forward"})
+        })
+        .collect();
+    let actors: Vec<serde_json::Value> = (0..10)
+        .map(|k| {
+            let x = 15.0 + 14.0 * k as f64;
+            let y = if k % 2 == 0 {
+                6.0 + k as f64
+            } else {
+                -6.0 - k as f64
+            };
+            serde_json::json!({"name": format!("walker {k}"), "kind": "person",
+                "motion": {"waypoints": [{"t_s": 0, "x_m": x, "y_m": y},
+                                         {"t_s": 5.7, "x_m": x + 8.0, "y_m": y},
+                                         {"t_s": 11.4, "x_m": x, "y_m": y}]},
+                "end": "loop"})
+        })
+        .collect();
+    let v = serde_json::json!({"name": "lane with walkers", "ground": {"class": "gravel"},
+        "route": {"name": "lane", "points": points}, "actors": actors,
+        "start": {"x_m": 0, "y_m": 0, "yaw_rad": 0, "speed_mps": 6.9}, "duration_s": 30});
+    Scenario::from_json_str("bench", &v.to_string()).expect("the bench scenario parses")
+}
+
+/// Physics steps per CPU-second of a scenario, over `runs` runs.
+fn sim_rate(cfg: &Config, s: &Scenario, runs: usize) -> f64 {
+    let c0 = cpu_s();
+    let mut sim_s = 0.0;
+    for _ in 0..runs {
+        sim_s += sim::run(cfg, s, s.route().unwrap(), None).unwrap().time_s;
+    }
+    sim_s * acres::plant::dbw::PHYSICS_HZ as f64 / (cpu_s() - c0)
+}
+
+/// The chain's steps over the recorded states and scans, µs a step on CPU time.
+fn chain_us(cfg: &Config, s: &Scenario, states: &[(VehicleState, Scan)], mode: MovingMode) -> f64 {
+    let reps = 300;
+    let c0 = cpu_s();
+    for _ in 0..reps {
+        let mut chain = Chain::new(cfg, s.route().unwrap(), Grip::Unknown)
+            .unwrap()
+            .with_moving(mode);
+        for (i, (state, scan)) in states.iter().enumerate() {
+            let row = chain.step(&ChainInput {
+                step: i as u64,
+                state: *state,
+                scan,
+                proposal: None,
+            });
+            black_box(row.unwrap());
+        }
+    }
+    (cpu_s() - c0) / (reps * states.len()) as f64 * 1e6
+}
+
+/// The states and scans of the lane run, with the vehicle held at 6.9 m/s.
+fn recorded(cfg: &Config, s: &Scenario) -> Vec<(VehicleState, Scan)> {
+    let mut plant = s.plant(cfg).unwrap();
+    let mut out = Vec::new();
+    while plant.time_s() < 12.0 {
+        if plant.is_control_step() {
+            let st = plant.vehicle.s;
+            let state = VehicleState {
+                pose: Pose {
+                    x_m: st.x_m,
+                    y_m: st.y_m,
+                    yaw_rad: st.yaw_rad,
+                },
+                speed_mps: 6.9,
+                yaw_rate_rps: 0.0,
+                gear: Gear::High,
+                grade: 0.0,
+            };
+            out.push((state, plant.scan()));
+        }
+        plant.vehicle.s.vx_mps = 6.9;
+        plant.physics();
+    }
+    out
+}
+
+fn main() {
+    let cfg = Config::builtin();
+    let opening = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
+    let lane = lane_with_walkers();
+    let mut with_actors = Vec::new();
+    let mut base = Vec::new();
+    let mut rule = Vec::new();
+    let mut off_us = Vec::new();
+    let states = recorded(&cfg, &lane);
+    for _ in 0..5 {
+        with_actors.push(sim_rate(&cfg, &lane, 10));
+        base.push(sim_rate(&cfg, &opening, 20));
+        let off = chain_us(&cfg, &lane, &states, MovingMode::Off);
+        let on = chain_us(&cfg, &lane, &states, MovingMode::Tracker);
+        off_us.push(off);
+        rule.push(on - off);
+    }
+    println!(
+        "{{\"sim_steps_per_cpu_s_10_actors\": {:.0}, \"sim_steps_per_cpu_s_opening\": {:.0}, \
+         \"tracker_and_rule_us\": {:.3}, \"chain_step_off_us\": {:.3}}}",
+        median(with_actors),
+        median(base),
+        median(rule),
+        median(off_us)
+    );
+}
