@@ -89,6 +89,11 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     if args.format == "json" {
         return output::print_json(&summary);
     }
+    output::print(&summary_table(&summary))
+}
+
+/// The summary as text, a line a figure.
+fn summary_table(summary: &acres::jobs::sim::Summary) -> String {
     let mut t = String::new();
     t.push_str(&format!("scenario: {}\n", summary.scenario));
     t.push_str(&format!("time: {:.2} s\n", summary.time_s));
@@ -141,7 +146,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             c.kind, c.index, c.t_s, c.ego_speed_mps, c.kind, c.actor_speed_mps
         ));
     }
-    output::print(&t)
+    t
 }
 
 /// `--suite`: the suite in the modes asked for, a table of each scenario's closest

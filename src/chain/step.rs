@@ -358,16 +358,7 @@ impl Chain {
         }
 
         let part = self.path.parts()[self.driver_state.part].clone();
-        match self.moving_mode {
-            MovingMode::Off => self.moving.clear(),
-            MovingMode::Tracker => {
-                let t = input.step as f64 * CONTROL_DT_S;
-                let geometry = self.shield.geometry();
-                self.tracker.update(t, st.pose, input.scan, geometry);
-                self.tracker.moving(&mut self.moving);
-            }
-            MovingMode::Oracle => {}
-        }
+        self.see_moving(input);
         let sin = ShieldInput {
             pose: st.pose,
             speed_mps: st.speed_mps,
@@ -419,6 +410,22 @@ impl Chain {
             finished: drv.finished,
         };
         Ok((row, judged))
+    }
+
+    /// The moving objects of this step: none with the rule off, the tracker's from the
+    /// scan, or those the oracle set.
+    fn see_moving(&mut self, input: &ChainInput) {
+        match self.moving_mode {
+            MovingMode::Off => self.moving.clear(),
+            MovingMode::Tracker => {
+                let t = input.step as f64 * CONTROL_DT_S;
+                let geometry = self.shield.geometry();
+                self.tracker
+                    .update(t, input.state.pose, input.scan, geometry);
+                self.tracker.moving(&mut self.moving);
+            }
+            MovingMode::Oracle => {}
+        }
     }
 
     /// The last command sent. The first step starts the limits from the vehicle's motion:

@@ -371,6 +371,31 @@ mod tests {
     }
 
     #[test]
+    fn the_suite_plot_has_its_counts_panels_and_axes() {
+        let r = run(
+            &Config::builtin(),
+            SuiteKind::CrossingPerson,
+            MovingMode::Off,
+        )
+        .unwrap();
+        let count = format!(
+            "crossing-person: collisions by the vehicle, rule off (reference shield): {}/30",
+            r.collisions_by_vehicle
+        );
+        let svg = crate::plot::suite(&[r], crate::plot::ImageFormat::Svg).unwrap();
+        let svg = String::from_utf8(svg).unwrap();
+        for want in [
+            count.as_str(),
+            "Gravel at 6.9 m/s",
+            "Grass at 4.9 m/s",
+            "closest approach, m",
+        ] {
+            assert!(svg.contains(want), "{want}");
+        }
+        assert!(crate::plot::suite(&[], crate::plot::ImageFormat::Svg).is_err());
+    }
+
+    #[test]
     fn the_timings_and_reactions_span_their_windows() {
         let c = Config::builtin();
         let cases = cases(&c, SuiteKind::CrossingPerson).unwrap();

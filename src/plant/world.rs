@@ -511,11 +511,15 @@ impl World {
         {
             return Some(Touch::Obstacle(k));
         }
+        let bound = Bound::of(footprint);
         self.live
             .iter()
-            .position(|l| {
-                l.as_ref()
-                    .is_some_and(|l| shape_gap(&l.shape, &l.outline, footprint) <= 0.0)
+            .zip(&self.actors)
+            .position(|(l, a)| {
+                l.as_ref().is_some_and(|l| {
+                    bound.lower(&l.pose, a.spec.radius_m()) <= 0.0
+                        && shape_gap(&l.shape, &l.outline, footprint) <= 0.0
+                })
             })
             .map(Touch::Actor)
     }
@@ -539,11 +543,18 @@ impl World {
     /// The smallest distance from a footprint polygon to an actor (None without actors
     /// in the world).
     pub fn actor_gap(&self, footprint: &Polygon<f64>) -> Option<f64> {
-        self.live
-            .iter()
-            .flatten()
-            .map(|l| shape_gap(&l.shape, &l.outline, footprint))
-            .reduce(f64::min)
+        // The exact gap only of actors whose lower bound is below the best so far.
+        let bound = Bound::of(footprint);
+        let mut best: Option<f64> = None;
+        for (l, a) in self.live.iter().zip(&self.actors) {
+            let Some(l) = l else { continue };
+            if best.is_some_and(|b| bound.lower(&l.pose, a.spec.radius_m()) >= b) {
+                continue;
+            }
+            let g = shape_gap(&l.shape, &l.outline, footprint);
+            best = Some(best.map_or(g, |b| b.min(g)));
+        }
+        best
     }
 
     /// Whether an actor still has something to do: waiting for its start, or moving.
@@ -635,6 +646,30 @@ fn span(obstacle: &Obstacle, polygon: &Polygon<f64>, o: Coord<f64>) -> Option<(f
             }
             (hi - lo < std::f64::consts::PI - 1e-6).then_some((b0 + lo, b0 + hi))
         }
+    }
+}
+
+/// A footprint as a circle about its box's centre, for a cheap lower bound of the gap to
+/// an actor (the distance of the centres less both radii).
+struct Bound {
+    x: f64,
+    y: f64,
+    r: f64,
+}
+
+impl Bound {
+    fn of(footprint: &Polygon<f64>) -> Bound {
+        let b = geo::BoundingRect::bounding_rect(footprint).expect("a footprint has points");
+        let c = b.center();
+        Bound {
+            x: c.x,
+            y: c.y,
+            r: b.width().hypot(b.height()) / 2.0,
+        }
+    }
+
+    fn lower(&self, p: &ActorPose, radius: f64) -> f64 {
+        (p.x_m - self.x).hypot(p.y_m - self.y) - self.r - radius
     }
 }
 

@@ -98,60 +98,77 @@ where
         SuiteKind::OncomingVehicle => "the other driver's reaction, s",
     };
     for (panel, class) in panels.iter().zip(&classes) {
-        let runs = || {
-            results
-                .iter()
-                .flat_map(|r| r.runs.iter().filter(|x| x.class == *class))
-        };
-        let (lo, hi) = runs().fold((f64::MAX, f64::MIN), |a, r| {
-            (a.0.min(r.parameter), a.1.max(r.parameter))
-        });
-        let pad = ((hi - lo) * 0.08).max(0.1);
-        let speed = runs().next().map_or(0.0, |r| r.speed_mps);
-        let mut chart = ChartBuilder::on(panel)
-            .caption(format!("{class:?} at {speed:.1} m/s"), ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(55)
-            .build_cartesian_2d(lo - pad..hi + pad, -0.2..y_max)
+        draw_panel(panel, results, *class, y_max, x_desc, *class == classes[0])?;
+    }
+    Ok(())
+}
+
+/// One ground's panel: each mode's closest approaches against the parameter, contacts
+/// marked, the legend in the first.
+fn draw_panel<DB: DrawingBackend>(
+    panel: &DrawingArea<DB, Shift>,
+    results: &[SuiteResult],
+    class: GroundClass,
+    y_max: f64,
+    x_desc: &str,
+    with_legend: bool,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let runs = || {
+        results
+            .iter()
+            .flat_map(|r| r.runs.iter().filter(|x| x.class == class))
+    };
+    let (lo, hi) = runs().fold((f64::MAX, f64::MIN), |a, r| {
+        (a.0.min(r.parameter), a.1.max(r.parameter))
+    });
+    let pad = ((hi - lo) * 0.08).max(0.1);
+    let speed = runs().next().map_or(0.0, |r| r.speed_mps);
+    let mut chart = ChartBuilder::on(panel)
+        .caption(format!("{class:?} at {speed:.1} m/s"), ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(55)
+        .build_cartesian_2d(lo - pad..hi + pad, -0.2..y_max)
+        .map_err(draw_err)?;
+    axes(&mut chart, x_desc, "closest approach, m", 13)?;
+    for r in results {
+        let c = colour(r.moving);
+        let pts: Vec<(f64, f64)> = r
+            .runs
+            .iter()
+            .filter(|x| x.class == class)
+            .map(|x| (x.parameter, x.closest_m.min(y_max)))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), c.mix(0.4).stroke_width(1)))
+            .map_err(draw_err)?
+            .label(label(r.moving))
+            .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.filled()));
+        chart
+            .draw_series(pts.iter().map(|p| Circle::new(*p, 5, c.filled())))
             .map_err(draw_err)?;
-        axes(&mut chart, x_desc, "closest approach, m", 13)?;
-        for r in results {
-            let c = colour(r.moving);
-            let pts: Vec<(f64, f64)> = r
-                .runs
-                .iter()
-                .filter(|x| x.class == *class)
-                .map(|x| (x.parameter, x.closest_m.min(y_max)))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), c.mix(0.4).stroke_width(1)))
-                .map_err(draw_err)?
-                .label(label(r.moving))
-                .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.filled()));
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new(*p, 5, c.filled())))
-                .map_err(draw_err)?;
-            let hits = r
-                .runs
-                .iter()
-                .filter(|x| x.class == *class && x.collided_by_vehicle);
-            chart
-                .draw_series(hits.map(|x| Cross::new((x.parameter, 0.0), 9, c.stroke_width(3))))
-                .map_err(draw_err)?;
-            let struck = r
-                .runs
-                .iter()
-                .filter(|x| x.class == *class && x.struck_by_actor);
-            chart
-                .draw_series(
-                    struck.map(|x| TriangleMarker::new((x.parameter, 0.0), 8, c.stroke_width(2))),
-                )
-                .map_err(draw_err)?;
-        }
-        if *class == classes[0] {
-            legend(&mut chart, SeriesLabelPosition::UpperLeft, 12)?;
-        }
+        let hits = r
+            .runs
+            .iter()
+            .filter(|x| x.class == class && x.collided_by_vehicle);
+        chart
+            .draw_series(hits.map(|x| Cross::new((x.parameter, 0.0), 9, c.stroke_width(3))))
+            .map_err(draw_err)?;
+        let struck = r
+            .runs
+            .iter()
+            .filter(|x| x.class == class && x.struck_by_actor);
+        chart
+            .draw_series(
+                struck.map(|x| TriangleMarker::new((x.parameter, 0.0), 8, c.stroke_width(2))),
+            )
+            .map_err(draw_err)?;
+    }
+    if with_legend {
+        legend(&mut chart, SeriesLabelPosition::UpperLeft, 12)?;
     }
     Ok(())
 }

@@ -42,7 +42,11 @@ impl Running {
 }
 
 fn serve(lockstep: bool) -> Running {
-    let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
+    serve_scenario(lockstep, DEFAULT_SCENARIO)
+}
+
+fn serve_scenario(lockstep: bool, text: &str) -> Running {
+    let s = Scenario::from_json_str("scenario.json", text).unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
     let l2 = log.clone();
     let opts = ServeOptions {
@@ -252,6 +256,44 @@ fn workers_are_placed_counted_and_struck() {
     c.send(&serde_json::json!({"workers": [[1.0, "x"]]}))
         .unwrap();
     assert!(r.wait_logged("workers[0]: not two finite numbers"));
+}
+
+/// A scenario's actors move in `bridge serve`: a person walking north across the view
+/// at 1.4 m/s, 15 m east of the spawn, is seen on the beams toward where it is.
+#[test]
+fn scenario_actors_move_in_lockstep() {
+    let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+    v["actors"] = serde_json::json!([{"name": "walker", "kind": "person",
+        "motion": {"waypoints": [{"t_s": 0, "x_m": 15.0, "y_m": -6.0}, {"t_s": 10, "x_m": 15.0, "y_m": 8.0}]}}]);
+    v["obstacles"] = serde_json::json!([]);
+    let r = serve_scenario(true, &v.to_string());
+    let (mut c, ctl) = connect(&r);
+    let mut ctl = ctl.unwrap();
+    c.send(&serde_json::json!({"reset": {"x": 0.0, "y": 0.0, "yaw_deg": 0.0, "speed": 0.0}}))
+        .unwrap();
+    let mut nearest = Vec::new();
+    for _ in 0..3 {
+        // 2 s a time: the person's bearing from the mount (1.9 m ahead) turns left.
+        let lines = step(&mut c, &mut ctl, 240);
+        let o = observations(&lines).pop().unwrap();
+        let scan = o.scan.unwrap();
+        let (beam, _) = scan
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.map(|r| (i, r)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        let y = -6.0 + 1.4 * o.t;
+        let bearing = y.atan2(15.0 - 1.9).to_degrees().rem_euclid(360.0);
+        let d = (beam as f64 - bearing).abs();
+        assert!(
+            d.min(360.0 - d) <= 1.5,
+            "t {}: beam {beam}, bearing {bearing}",
+            o.t
+        );
+        nearest.push(beam);
+    }
+    assert!(nearest[0] != nearest[2], "{nearest:?}");
 }
 
 #[test]
