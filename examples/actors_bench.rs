@@ -17,23 +17,10 @@ use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
 use acres::jobs::sim;
 use std::hint::black_box;
 
-/// The CPU time of this process so far (user and system), s.
-fn cpu_s() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // After the command name (which ends with ')'): utime is the 12th field, stime the
-    // 13th, in clock ticks (100 a second on Linux).
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0.0))
-        .collect();
-    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
-}
+#[path = "common/mod.rs"]
+mod common;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+use common::{cpu_s, median};
 
 /// The lane with 10 persons walking 8 m loops beside it, 6 to 15 m off its centre line.
 fn lane_with_walkers() -> Scenario {
