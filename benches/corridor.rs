@@ -17,7 +17,8 @@ fn query(c: &mut Criterion) {
             .join("data/routes/farm_yard_to_east_lane.json"),
     )
     .unwrap();
-    let corridor = build(&map, &route, &Config::builtin().control.corridor, |_| {});
+    let corridor = build(&map, &route, &Config::builtin().control.corridor, |_| {})
+        .expect("the shipped route is on the shipped map");
     // Points along and beside the gravel lane, cycled.
     let pts: Vec<(f64, f64)> = (0..4096)
         .map(|i| (955.0 + (i % 13) as f64 * 0.77, 330.0 + i as f64 * 0.11))

@@ -31,11 +31,14 @@ enum Sub {
 /// Lane cells (asphalt, concrete, gravel, grass_lane, dirt) and verge cells join within
 /// corridor.lane_reach_m of the route; cells of other classes join within
 /// corridor.local_reach_m where the route's class at the nearest route point is that
-/// class; obstacle and unknown cells never join. The raster covers the route's bounding
-/// box grown by the larger reach and the scan reach corridor.range_m, at the map's
-/// resolution. Each cell stores d_c, the exact distance from its centre to the nearest
-/// excluded cell's square or the raster's edge, rounded down to f32: a true lower bound.
-/// The file is written atomically.
+/// class (the class of either end of the nearest route segment); obstacle and unknown
+/// cells never join. The raster covers the route's bounding box grown by the larger reach
+/// and the scan reach corridor.range_m, clipped to the map, at the map's resolution. Each
+/// cell stores d_c, the exact distance from its centre to the nearest excluded cell's
+/// square or the raster's edge, rounded down to f32: a true lower bound. A route entirely
+/// outside the map, or a raster above --max-cells, is an error before anything is
+/// allocated; the output folders are checked before the build. The file is written
+/// atomically.
 #[derive(Debug, clap::Args)]
 struct BuildArgs {
     /// The map manifest (JSON); default: the shipped farm map (data/maps/farm/farm.json).
@@ -51,6 +54,9 @@ struct BuildArgs {
     /// Also draw the classes, the corridor and d_c as a colour ramp with a legend (PNG).
     #[arg(long, value_name = "FILE.png")]
     image: Option<PathBuf>,
+    /// The most cells the raster may have (default 2^28, 1 GiB of d_c).
+    #[arg(long, value_name = "N", default_value_t = corridor::MAX_CELLS)]
+    max_cells: u64,
 }
 
 /// Print d(p) = max_c (d_c − ‖p − c‖) at points, in metres.
@@ -122,17 +128,21 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         Some(p) => Path::load(p)?,
         None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
+    output::check_output_dir(&a.out)?;
     if let Some(img) = &a.image {
         acres::plot::ImageFormat::from_path(img)
             .ok()
             .filter(|f| *f == acres::plot::ImageFormat::Png)
             .ok_or_else(|| anyhow!("{}: the image must be a .png file", img.display()))?;
+        output::check_output_dir(img)?;
     }
     let bar = crate::output::progress(global, 1000, "building corridor");
-    let c = corridor::build(&map, &route, &config.control.corridor, |f| {
+    let cfg = &config.control.corridor;
+    let c = corridor::build_limited(&map, &route, cfg, a.max_cells, |f| {
         bar.set_position((f * 1000.0) as u64)
     });
     bar.finish_and_clear();
+    let c = c?;
     c.save(&a.out)?;
     let g = &c.grid;
     let inside = g.cells.iter().filter(|&&d| d > 0.0).count();

@@ -35,7 +35,7 @@ fn build_mode() {
     let mut cells = 0;
     for _ in 0..5 {
         let t = Instant::now();
-        let c = acres::ground::corridor::build(&map, &route, &cfg, |_| {});
+        let c = acres::ground::corridor::build(&map, &route, &cfg, |_| {}).unwrap();
         times.push(t.elapsed().as_secs_f64());
         cells = c.grid.cells.len();
     }

@@ -93,6 +93,9 @@ impl Corridor {
         if !(res.is_finite() && res > 0.0 && ox.is_finite() && oy.is_finite()) {
             return Err(r.header("the resolution or the origin is not a number".into()));
         }
+        if let Some(what) = implausible_cell(&cells, width, height, res) {
+            return Err(r.header(what));
+        }
         Ok(Corridor {
             grid: Grid {
                 width,
@@ -207,4 +210,28 @@ impl Reader<'_> {
             .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect())
     }
+}
+
+/// The first cell whose `d_c` no built corridor can hold: not finite, or above the
+/// distance from its centre to the raster's edge (the edge counts as excluded ground, so
+/// a valid checksum over such a value means the file was not written by a build).
+fn implausible_cell(cells: &[f32], width: usize, height: usize, res: f64) -> Option<String> {
+    for (k, &d) in cells.iter().enumerate() {
+        let (i, j) = (k % width, k / width);
+        if !d.is_finite() {
+            return Some(format!("cell ({i}, {j}) holds {d}, not a finite distance"));
+        }
+        let edge = [i, width - 1 - i, j, height - 1 - j]
+            .into_iter()
+            .min()
+            .expect("four sides") as f64
+            + 0.5;
+        let limit = edge * res;
+        if d as f64 > limit * (1.0 + 1e-6) {
+            return Some(format!(
+                "cell ({i}, {j}) holds {d} m, more than the {limit} m to the raster's edge"
+            ));
+        }
+    }
+    None
 }

@@ -61,9 +61,20 @@ fn err(file: &FsPath, message: impl Into<String>) -> MapError {
     }
 }
 
+/// The most pixels a map image may have (2²⁸, 16384 × 16384): the header's size is
+/// checked before the pixels are allocated, so a small file cannot claim gigabytes.
+pub const MAX_MAP_PIXELS: u64 = 1 << 28;
+
 fn read_png(path: &FsPath, bytes: Vec<u8>) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
     let dec = png::Decoder::new(std::io::Cursor::new(bytes));
     let mut reader = dec.read_info().map_err(|e| err(path, e.to_string()))?;
+    let (w, h) = (reader.info().width as u64, reader.info().height as u64);
+    if w * h > MAX_MAP_PIXELS {
+        return Err(err(
+            path,
+            format!("the image claims {w} × {h} pixels, more than the limit of {MAX_MAP_PIXELS}"),
+        ));
+    }
     let size = reader
         .output_buffer_size()
         .ok_or_else(|| err(path, "the image is too large"))?;
@@ -246,4 +257,39 @@ fn elevation_grid(
         origin_m: e.origin_m,
         cells,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PNG of a few bytes whose header claims 100000 × 100000 pixels is refused from its
+    /// header, before any pixel is allocated.
+    #[test]
+    fn an_image_claiming_billions_of_pixels_is_refused_from_its_header() {
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        let chunk = |png: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+            png.extend((data.len() as u32).to_be_bytes());
+            let mut body = kind.to_vec();
+            body.extend(data);
+            png.extend(&body);
+            png.extend(crc32fast::hash(&body).to_be_bytes());
+        };
+        let mut ihdr = Vec::new();
+        ihdr.extend(100_000u32.to_be_bytes());
+        ihdr.extend(100_000u32.to_be_bytes());
+        ihdr.extend([8, 0, 0, 0, 0]); // 8-bit greyscale
+        chunk(&mut png, b"IHDR", &ihdr);
+        chunk(
+            &mut png,
+            b"IDAT",
+            &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+        );
+        chunk(&mut png, b"IEND", &[]);
+        let e = read_png(FsPath::new("huge.png"), png).unwrap_err();
+        assert!(
+            e.to_string().contains("huge.png") && e.to_string().contains("100000 × 100000"),
+            "{e}"
+        );
+    }
 }

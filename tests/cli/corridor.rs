@@ -119,3 +119,62 @@ fn a_bad_route_leaves_no_output() {
     );
     assert!(!out.exists());
 }
+
+/// Output folders are checked before the build, a route far outside the map is an error
+/// naming it, and a raster above --max-cells is refused before it is allocated; none
+/// leaves a file.
+#[test]
+fn bad_outputs_and_far_routes_fail_before_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.acor");
+    let o = out.to_str().unwrap();
+    let img = dir.path().join("nodir").join("c.png");
+    let (code, _, err) = run(&[
+        "corridor",
+        "build",
+        "--out",
+        o,
+        "--image",
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("nodir") && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(
+        !out.exists(),
+        "the corridor was built before the image's folder was checked"
+    );
+    let far = dir.path().join("far.json");
+    std::fs::write(
+        &far,
+        r#"{"name": "far away", "points": [{"x": 1e15, "y": 1e15, "speed_mps": 1},
+                                           {"x": 1.1e15, "y": 1e15, "speed_mps": 1}]}"#,
+    )
+    .unwrap();
+    let (code, _, err) = run(&[
+        "corridor",
+        "build",
+        "--route",
+        far.to_str().unwrap(),
+        "--out",
+        o,
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("far.json") && err.contains("outside the map"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["corridor", "build", "--out", o, "--max-cells", "1000"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("more than the limit of 1000"), "{err}");
+    assert!(!out.exists());
+    // A query far beyond the raster is outside: 0, no panic.
+    assert_eq!(run(&["corridor", "build", "--out", o]).0, 0);
+    let (code, text, _) = run(&[
+        "corridor", "query", o, "--at", "1e19,600", "--format", "json",
+    ]);
+    assert_eq!(code, 0);
+    assert!(text.contains("\"d_m\": 0.0"), "{text}");
+}

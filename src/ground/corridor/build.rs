@@ -19,14 +19,50 @@ use crate::config::CorridorConfig;
 use crate::ground::map::{Grid, Map, MapClass};
 use geo::Coord;
 
-/// Builds the corridor of `path` on `map`; `progress` is told the fraction done.
+/// The most cells a corridor raster may have by default (2²⁸: 1 GiB of `d_c` and a
+/// bitset); [`build_limited`] takes another limit.
+pub const MAX_CELLS: u64 = 1 << 28;
+
+/// Why a corridor cannot be built; each names the route and the map.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuildError {
+    #[error(
+        "the route `{route}` lies entirely outside the map `{map}` and its reach: no cell can join its corridor"
+    )]
+    Outside { route: String, map: String },
+    #[error(
+        "the corridor of the route `{route}` on the map `{map}` would have {cells} cells ({w} × {h}), more than the limit of {limit} (raise it with --max-cells)"
+    )]
+    TooLarge {
+        route: String,
+        map: String,
+        cells: u64,
+        w: u64,
+        h: u64,
+        limit: u64,
+    },
+}
+
+/// Builds the corridor of `path` on `map` within the default size limit; `progress` is
+/// told the fraction done.
 pub fn build(
     map: &Map,
     path: &Path,
     cfg: &CorridorConfig,
+    progress: impl FnMut(f64),
+) -> Result<Corridor, BuildError> {
+    build_limited(map, path, cfg, MAX_CELLS, progress)
+}
+
+/// [`build`] with a limit on the raster's cells, checked before anything is allocated.
+pub fn build_limited(
+    map: &Map,
+    path: &Path,
+    cfg: &CorridorConfig,
+    max_cells: u64,
     mut progress: impl FnMut(f64),
-) -> Corridor {
-    let f = Frame::of(map, path, cfg);
+) -> Result<Corridor, BuildError> {
+    let f = Frame::of(map, path, cfg, max_cells)?;
     // Pass 1 keeps the squared distance to the route in the buffer that later holds d_c
     // (peak memory: that buffer and a bitset).
     let mut cells = f.route_distances(path, cfg, &mut progress);
@@ -36,7 +72,7 @@ pub fn build(
     let bit = |k: usize| joined[k / 64] >> (k % 64) & 1 == 1;
     edt::border_distance(f.w, f.h, |k| !bit(k), f.res, &mut cells);
     progress(1.0);
-    Corridor {
+    Ok(Corridor {
         grid: Grid {
             width: f.w,
             height: f.h,
@@ -46,11 +82,13 @@ pub fn build(
         },
         map: map.name.clone(),
         route: path.name().to_string(),
-    }
+    })
 }
 
 /// The corridor grid: the route's box grown by the larger reach and the scan reach,
-/// aligned with the map's cells; `(c0, r0)` is its lower-left cell in the map.
+/// clipped to the map (nothing outside it can join, and the raster's edge counts as
+/// excluded ground), aligned with the map's cells; `(c0, r0)` is its lower-left cell in
+/// the map.
 struct Frame<'a> {
     m: &'a Grid<MapClass>,
     c0: i64,
@@ -62,7 +100,12 @@ struct Frame<'a> {
 }
 
 impl Frame<'_> {
-    fn of<'a>(map: &'a Map, path: &Path, cfg: &CorridorConfig) -> Frame<'a> {
+    fn of<'a>(
+        map: &'a Map,
+        path: &Path,
+        cfg: &CorridorConfig,
+        max_cells: u64,
+    ) -> Result<Frame<'a>, BuildError> {
         let m = &map.classes;
         let res = m.resolution_m;
         let grow = cfg.lane_reach_m.max(cfg.local_reach_m) + cfg.range_m;
@@ -79,22 +122,51 @@ impl Frame<'_> {
             x1 = x1.max(p.x);
             y1 = y1.max(p.y);
         }
-        let c0 = ((x0 - grow - m.origin_m[0]) / res).floor() as i64;
-        let r0 = ((y0 - grow - m.origin_m[1]) / res).floor() as i64; // from the bottom
-        let c1 = ((x1 + grow - m.origin_m[0]) / res).ceil() as i64;
-        let r1 = ((y1 + grow - m.origin_m[1]) / res).ceil() as i64;
-        Frame {
+        // In cells of the map, clamped to it before any cast (a route at 1e15 m, or
+        // 20 km across a 360 m map, gives a raster no larger than the map).
+        let (mw, mh) = (m.width as f64, m.height as f64);
+        let cell = |v: f64, o: f64, hi: f64, up: bool| {
+            let c = (v - o) / res;
+            let c = if up { c.ceil() } else { c.floor() };
+            c.clamp(0.0, hi) as i64
+        };
+        let c0 = cell(x0 - grow, m.origin_m[0], mw, false);
+        let r0 = cell(y0 - grow, m.origin_m[1], mh, false); // from the bottom
+        let c1 = cell(x1 + grow, m.origin_m[0], mw, true);
+        let r1 = cell(y1 + grow, m.origin_m[1], mh, true);
+        let outside = || BuildError::Outside {
+            route: path.name().to_string(),
+            map: map.name.clone(),
+        };
+        if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite())
+            || c1 <= c0
+            || r1 <= r0
+        {
+            return Err(outside());
+        }
+        let (w, h) = ((c1 - c0) as u64, (r1 - r0) as u64);
+        if w * h > max_cells {
+            return Err(BuildError::TooLarge {
+                route: path.name().to_string(),
+                map: map.name.clone(),
+                cells: w * h,
+                w,
+                h,
+                limit: max_cells,
+            });
+        }
+        Ok(Frame {
             m,
             c0,
             r0,
-            w: (c1 - c0) as usize,
-            h: (r1 - r0) as usize,
+            w: w as usize,
+            h: h as usize,
             res,
             origin: [
                 m.origin_m[0] + c0 as f64 * res,
                 m.origin_m[1] + r0 as f64 * res,
             ],
-        }
+        })
     }
 
     /// The map class of corridor cell (i, j) (j from the top); outside the map, unknown.
@@ -179,7 +251,9 @@ impl Frame<'_> {
 
     /// Pass 2: the cells that join, as a bitset. Lane and verge cells by their distance;
     /// cells of other classes where a nearest segment (one whose distance is the stored
-    /// minimum) has their class at its nearer end.
+    /// minimum) has their class at either end: a segment's ground is that of both its
+    /// points (a sparse route drawn only at its corners, one of them on a lane, still
+    /// keeps the field it crosses).
     fn joined(&self, path: &Path, cfg: &CorridorConfig, cells: &[f32]) -> Vec<u64> {
         let (w, h) = (self.w, self.h);
         let (lane2, local2) = (
@@ -208,12 +282,12 @@ impl Frame<'_> {
                     {
                         continue;
                     }
-                    let (d2, t) = self.seg_d2(a, b, i, jb);
+                    let (d2, _) = self.seg_d2(a, b, i, jb);
                     if d2 > local2 || d2 != cells[k] {
                         continue;
                     }
-                    let route_class = if t < 0.5 { ca } else { cb };
-                    if route_class.is_some() && route_class == c.ground() {
+                    let g = c.ground();
+                    if g.is_some() && (ca == g || cb == g) {
                         set(&mut joined, k);
                     }
                 }
@@ -275,7 +349,7 @@ mod tests {
     #[test]
     fn a_field_route_keeps_to_its_local_reach() {
         let m = map(|_, _| MapClass::Field);
-        let c = build(&m, &route(GroundClass::Field), &cfg(), |_| {});
+        let c = build(&m, &route(GroundClass::Field), &cfg(), |_| {}).unwrap();
         // On the route, the nearest excluded ground is local_reach (4 m) to the side.
         let d = c.query(30.0, 20.0);
         // The query loses at most one cell diagonal (0.71 m at 0.5 m).
@@ -296,7 +370,7 @@ mod tests {
                 MapClass::Verge
             }
         });
-        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {});
+        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {}).unwrap();
         // North the field starts 3 m from the route; south the verge joins to 20 m.
         let d = c.query(30.0, 20.0);
         assert!(d <= 3.0 && d > 2.6, "{d}");
@@ -313,15 +387,164 @@ mod tests {
                 MapClass::Gravel
             }
         });
-        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {});
+        let c = build(&m, &route(GroundClass::Gravel), &cfg(), |_| {}).unwrap();
         let d = c.query(30.0, 20.0);
         assert!(d <= 1.0 && d > 0.6, "{d}");
         assert!(c.query(30.0, 21.5) <= 0.0);
-        // The raster covers the route's box grown by 20 m + 40 m, clipped nowhere: the
+        // The raster covers the route's box grown by 20 m + 40 m, clipped to the map: the
         // map ends at 40 m north, so beyond it is excluded.
         assert!(c.query(30.0, 40.5) <= 0.0);
         let g = &c.grid;
-        assert!(g.origin_m[0] <= 10.0 - 60.0 && g.origin_m[1] <= 20.0 - 60.0);
+        assert_eq!((g.origin_m, g.width, g.height), ([0.0, 0.0], 120, 80));
+    }
+
+    fn two_points(a: (f64, f64), b: (f64, f64), ca: GroundClass, cb: GroundClass) -> Path {
+        let pt = |p: (f64, f64), c| PathPoint {
+            x: p.0,
+            y: p.1,
+            speed_mps: 3.0,
+            class: Some(c),
+            direction: Direction::Forward,
+        };
+        Path::new("sparse", &[pt(a, ca), pt(b, cb)]).unwrap()
+    }
+
+    /// A route 20 km long over the 60 m map, and one 10^15 m away: the first gives a
+    /// raster no larger than the map, the second an error naming route and map, as does
+    /// a raster above the cell limit; nothing huge is allocated.
+    #[test]
+    fn the_raster_is_clipped_to_the_map_and_sized_before_it_is_allocated() {
+        let m = map(|_, _| MapClass::Gravel);
+        let g = GroundClass::Gravel;
+        let long = two_points((-10_000.0, 20.0), (10_000.0, 20.0), g, g);
+        let c = build(&m, &long, &cfg(), |_| {}).unwrap();
+        assert_eq!((c.grid.width, c.grid.height), (120, 80));
+        assert!(c.query(30.0, 20.0) > 19.0);
+        for far in [1e15, -1e15, 1e300] {
+            let r = two_points((far, far), (far * 1.001, far), g, g);
+            let e = build(&m, &r, &cfg(), |_| {}).unwrap_err();
+            assert!(matches!(e, BuildError::Outside { .. }), "{e}");
+            assert!(e.to_string().contains("sparse") && e.to_string().contains("hand-made"));
+        }
+        let e = build_limited(&m, &long, &cfg(), 9_599, |_| {}).unwrap_err();
+        assert!(e.to_string().contains("9600 cells (120 × 80)"), "{e}");
+    }
+
+    /// A route drawn only at its ends, from a lane onto a field it then crosses: every
+    /// point along it is inside its corridor (the segment's ground is both its ends').
+    #[test]
+    fn a_sparse_route_keeps_the_ground_of_its_segments() {
+        let m = map(|x, _| {
+            if x < 12.0 {
+                MapClass::Gravel
+            } else {
+                MapClass::Field
+            }
+        });
+        let r = two_points(
+            (10.0, 20.0),
+            (50.0, 20.0),
+            GroundClass::Gravel,
+            GroundClass::Field,
+        );
+        let c = build(&m, &r, &cfg(), |_| {}).unwrap();
+        for k in 0..=80 {
+            let x = 10.0 + 0.5 * k as f64;
+            assert!(c.query(x, 20.0) > 0.0, "x {x}: {}", c.query(x, 20.0));
+        }
+    }
+
+    /// A gravel lane map of 0.3 m cells (not a power of two: the raster's origin, the
+    /// map's plus a cell offset, is rounded), 60 m × 30 m, with an obstacle at (31, 21)
+    /// and field from 23 m north.
+    fn lane_with_field(w: usize, h: usize, res: f64) -> Map {
+        let class = |x: f64, y: f64| {
+            if (x - 31.0).hypot(y - 21.0) < 1.0 {
+                MapClass::Obstacle
+            } else if y < 23.0 {
+                MapClass::Gravel
+            } else {
+                MapClass::Field
+            }
+        };
+        let cells = (0..w * h)
+            .map(|k| {
+                let (i, j) = (k % w, k / w);
+                class((i as f64 + 0.5) * res, ((h - 1 - j) as f64 + 0.5) * res)
+            })
+            .collect();
+        let mut m = map(|_, _| MapClass::Gravel);
+        m.classes = Grid {
+            width: w,
+            height: h,
+            resolution_m: res,
+            origin_m: [0.0, 0.0],
+            cells,
+        };
+        m
+    }
+
+    /// At Web-Mercator-sized coordinates the bound holds: no query above the exact
+    /// distance to excluded ground, computed from the map's own cells.
+    #[test]
+    fn the_bound_holds_far_from_the_origin() {
+        let (w, h, res) = (200, 100, 0.3);
+        let mut m = lane_with_field(w, h, res);
+        // Reaches of 5 m and a scan of 0.5 m: the raster is a window inside the map, its
+        // origin the map's plus a cell offset, rounded.
+        let mut cfg = cfg();
+        (cfg.lane_reach_m, cfg.range_m) = (5.0, 0.5);
+        let o = [523_456.789_123, 20_012_345.678_901];
+        m.classes.origin_m = o;
+        let pts: Vec<PathPoint> = (0..=80)
+            .map(|i| PathPoint {
+                x: o[0] + 10.0 + 0.5 * i as f64,
+                y: o[1] + 20.0,
+                speed_mps: 3.0,
+                class: Some(GroundClass::Gravel),
+                direction: Direction::Forward,
+            })
+            .collect();
+        let c = build(&m, &Path::new("far", &pts).unwrap(), &cfg, |_| {}).unwrap();
+        assert!(c.grid.origin_m[1] > o[1] + 10.0, "{:?}", c.grid.origin_m);
+        // The excluded squares near the lane: the obstacle's (the field beyond y = 23 m
+        // is a half plane, the map's edge a box).
+        let squares: Vec<(f64, f64)> = (0..w * h)
+            .filter(|k| m.classes.cells[*k] == MapClass::Obstacle)
+            .map(|k| {
+                (
+                    o[0] + (k % w) as f64 * res,
+                    o[1] + (h - 1 - k / w) as f64 * res,
+                )
+            })
+            .collect();
+        let truth = |x: f64, y: f64| {
+            let (x1, y1) = (o[0] + w as f64 * res, o[1] + h as f64 * res);
+            let mut best = (x - o[0]).min(x1 - x).min(y - o[1]).min(y1 - y);
+            // The field's squares begin on the first row whose centre is at 23 m or more.
+            best = best.min(o[1] + (23.0 / res - 0.5).ceil() * res - y);
+            for &(bx, by) in &squares {
+                let dx = (bx - x).max(0.0).max(x - bx - res);
+                let dy = (by - y).max(0.0).max(y - by - res);
+                best = best.min(dx.hypot(dy));
+            }
+            best
+        };
+        let mut worst = f64::NEG_INFINITY;
+        for k in 0..20_000 {
+            // A low-discrepancy walk over the lane around the obstacle, half of it on the
+            // columns of cell centres, where the bound is tight against the field's edge.
+            let (fx, fy) = ((k as f64 * 0.618_034) % 1.0, (k as f64 * 0.414_214) % 1.0);
+            let mut x = o[0] + 20.0 + 20.0 * fx;
+            if k % 2 == 0 {
+                let g = &c.grid;
+                let i = ((x - g.origin_m[0]) / res).floor();
+                x = g.origin_m[0] + (i + 0.5) * res;
+            }
+            let y = o[1] + 17.0 + 6.0 * fy;
+            worst = worst.max(c.query(x, y) - truth(x, y));
+        }
+        assert!(worst <= 0.0, "a query exceeds the truth by {worst} m");
     }
 
     #[test]
@@ -333,7 +556,7 @@ mod tests {
                 MapClass::Grass
             }
         });
-        let c = build(&m, &route(GroundClass::Grass), &cfg(), |_| {});
+        let c = build(&m, &route(GroundClass::Grass), &cfg(), |_| {}).unwrap();
         let mut out = Vec::new();
         // Recompute in f64 and compare.
         let g = &c.grid;

@@ -6,5 +6,5 @@ pub mod build;
 pub mod edt;
 pub mod raster;
 
-pub use build::build;
+pub use build::{BuildError, MAX_CELLS, build, build_limited};
 pub use raster::Corridor;

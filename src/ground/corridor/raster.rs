@@ -31,7 +31,9 @@ fn floor(x: f64) -> f64 {
 /// anything a vehicle could use.
 const REACH_SLACK_M: f64 = 1e-12;
 
-/// A margin subtracted from each query term for the rounding of `‖p − c‖`, m.
+/// A margin subtracted from each query term for the rounding of `‖p − c‖`, m; far
+/// from the origin of the coordinates the rounding of the raster's origin adds to it
+/// ([`Corridor::eps`]).
 const QUERY_EPS_M: f64 = 1e-9;
 
 impl Corridor {
@@ -44,9 +46,12 @@ impl Corridor {
         let g = &self.grid;
         let u = (x - g.origin_m[0]) / g.resolution_m - 0.5;
         let v = (y - g.origin_m[1]) / g.resolution_m - 0.5;
-        if !(u.is_finite() && v.is_finite()) {
+        // Beyond a cell outside the raster no centre surrounds p (and far beyond, the
+        // cell indices would not fit): outside, 0.
+        if !(u >= -1.0 && v >= -1.0 && u <= g.width as f64 && v <= g.height as f64) {
             return 0.0;
         }
+        let eps = self.eps();
         // floor() without a call into libm: the casts truncate toward zero.
         let (fi, fj) = (floor(u), floor(v));
         let (fu, fv) = (u - fi, v - fj);
@@ -64,7 +69,7 @@ impl Corridor {
                 .max(t(lo + 1, gu, fv))
                 .max(t(hi, fu, gv))
                 .max(t(hi + 1, gu, gv));
-            return best - QUERY_EPS_M;
+            return best - eps;
         }
         let mut best = f64::NEG_INFINITY;
         for (dj, dv) in [(0i64, fv), (1, fv - 1.0)] {
@@ -80,7 +85,7 @@ impl Corridor {
                 }
                 let d_c = g.cells[row + i as usize] as f64;
                 let dist = (du * du + dv * dv).sqrt() * g.resolution_m;
-                best = best.max(d_c - dist - QUERY_EPS_M);
+                best = best.max(d_c - dist - eps);
             }
         }
         if best == f64::NEG_INFINITY { 0.0 } else { best }
@@ -93,7 +98,7 @@ impl Corridor {
         let g = &self.grid;
         let u = (x - g.origin_m[0]) / g.resolution_m - 0.5;
         let v = (y - g.origin_m[1]) / g.resolution_m - 0.5;
-        if u.is_finite() && v.is_finite() {
+        if u >= -1.0 && v >= -1.0 && u <= g.width as f64 && v <= g.height as f64 {
             let (fi, fj) = (floor(u), floor(v));
             let (fu, fv) = (u - fi, v - fj);
             let (i, j) = (
@@ -108,7 +113,7 @@ impl Corridor {
                 // The term reaches r where the distance to the cell's centre is at most
                 // a = d_c − ε − r: compared in squares, with 1e-12 m to spare for the
                 // rounding of the query's own arithmetic, so no square root is taken.
-                let a = (g.cells[k] as f64 - QUERY_EPS_M) - r - REACH_SLACK_M;
+                let a = (g.cells[k] as f64 - self.eps()) - r - REACH_SLACK_M;
                 let res = g.resolution_m;
                 if a >= 0.0 && a * a >= (du * du + dv * dv) * (res * res) {
                     return true;
@@ -116,6 +121,18 @@ impl Corridor {
             }
         }
         self.query(x, y) >= r
+    }
+
+    /// The margin of each query term, m: 1e-9 m for the rounding of `‖p − c‖`, and 8
+    /// units in the last place of the largest coordinate inside the raster, which covers
+    /// the rounding of the raster's origin (the map's origin plus the corridor's cell
+    /// offset) and of `p − origin` (3.6 × 10⁻⁸ m at Web-Mercator coordinates near
+    /// 2 × 10⁷ m).
+    #[inline]
+    pub fn eps(&self) -> f64 {
+        let g = &self.grid;
+        let extent = (g.width + g.height) as f64 * g.resolution_m;
+        QUERY_EPS_M + 8.0 * f64::EPSILON * (g.origin_m[0].abs() + g.origin_m[1].abs() + extent)
     }
 
     /// The corridor of a synthetic raster: `excluded(x, y)` tells, for each cell centre
@@ -242,6 +259,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Points far outside, at any magnitude, not finite: 0 and `false`, no panic.
+    #[test]
+    fn far_and_non_finite_points_are_outside() {
+        let c = corridor_of(12, 7, &[false; 84], 0.5);
+        for (x, y) in [
+            (1e19, 600.0),
+            (-1e19, -4.0),
+            (13.0, 1e300),
+            (f64::MAX, f64::MIN),
+            (f64::NAN, 0.0),
+            (f64::INFINITY, -1.0),
+            (9.0e15, 9.0e15),
+        ] {
+            assert_eq!(c.query(x, y), 0.0, "({x}, {y})");
+            assert!(!c.reaches(x, y, 1e-9), "({x}, {y})");
+        }
+        // Just inside a corner: a cell's bound, not 0.
+        assert!(c.query(10.01, -3.99) > -0.5);
+    }
+
+    /// A file whose cells no build can give is refused even with a valid checksum.
+    #[test]
+    fn implausible_cells_are_refused_with_the_cell() {
+        let base = corridor_of(6, 5, &[false; 30], 0.5);
+        for (k, v, want) in [
+            (7, f32::INFINITY, "cell (1, 1) holds inf"),
+            (8, f32::NAN, "cell (2, 1) holds NaN"),
+            (14, 1e6, "cell (2, 2) holds 1000000 m, more than the 1.25 m"),
+        ] {
+            let mut c = base.clone();
+            c.grid.cells[k] = v;
+            let e = Corridor::from_bytes("c.acor", &c.to_bytes()).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
+        assert!(Corridor::from_bytes("c.acor", &base.to_bytes()).is_ok());
     }
 
     #[test]
