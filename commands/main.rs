@@ -11,6 +11,7 @@ mod man;
 mod output;
 mod plot;
 mod replay;
+mod route;
 mod sim;
 mod validate;
 
@@ -24,6 +25,7 @@ Exit status:
   0  success
   1  error: bad input, a bad config file, an I/O failure (the message names the file, key or line)
   2  usage: an unknown option, a missing or malformed argument
+  3  `check`: a chunk is refused; `route check`: a route point fails
 
 Configuration:
   The shipped configs (control_v1.json, trajectory_v1.json, envelope_v1.json,
@@ -74,6 +76,7 @@ pub enum Command {
     Check(check::Args),
     Sim(sim::Args),
     Replay(replay::Args),
+    Route(route::Args),
     Bridge(bridge::Args),
     Config(config::Args),
     Plot(plot::Args),
@@ -98,6 +101,11 @@ fn main() -> ExitCode {
         },
         Command::Sim(a) => sim::run(a, &cli.global),
         Command::Replay(a) => replay::run(a, &cli.global),
+        Command::Route(a) => match route::run(a, &cli.global) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(route::EXIT_FAILS),
+            Err(e) => Err(e),
+        },
         Command::Bridge(a) => bridge::run(a, &cli.global),
         Command::Config(a) => config::run(a, &cli.global),
         Command::Plot(a) => plot::run(a, &cli.global),

@@ -10,6 +10,7 @@ pub mod bridge;
 pub mod calibrate;
 pub mod measure;
 pub mod replay;
+pub mod route_check;
 pub mod sim;
 pub mod suite;
 pub mod validate;

@@ -16,12 +16,14 @@ use std::sync::Once;
 mod corridor;
 mod pure_pursuit;
 mod replay;
+mod route_check;
 mod stop_distance;
 mod suite;
 
 pub use corridor::corridor_image;
 pub use pure_pursuit::{pure_pursuit, pure_pursuit_of_log};
 pub use replay::{ReplayPoint, replay};
+pub use route_check::route_check;
 pub use stop_distance::{StopDistanceOptions, stop_distance};
 pub use suite::suite;
 

@@ -112,3 +112,58 @@ fn field_loop_is_driven_to_its_end() {
 fn yard_route_with_a_reverse_part_is_driven_to_its_end() {
     check("yard_reverse.json", 0.6);
 }
+
+/// `acres route check`: the shipped route on the shipped map fails at its one corner
+/// (exit 3), each format says so; a route without a corridor passes; bad input is an
+/// error naming the file.
+#[test]
+fn route_check_finds_the_corner_and_exits_3() {
+    use crate::run;
+    let (code, text, _) = run(&[
+        "route",
+        "check",
+        "farm_yard_to_east_lane.json",
+        "--map",
+        "farm",
+    ]);
+    assert_eq!(code, 3, "{text}");
+    assert!(
+        text.contains("FAIL: clearance") && text.contains("10 fail"),
+        "{text}"
+    );
+    let (code, j, _) = run(&[
+        "route",
+        "check",
+        "farm_yard_to_east_lane.json",
+        "--map",
+        "farm",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 3);
+    let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+    assert_eq!(v["failing_points"], 10);
+    assert!(
+        v["issues"][0]["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("concrete to gravel")
+    );
+    let (code, csv, _) = run(&[
+        "route",
+        "check",
+        "field_loop.json",
+        "--format",
+        "csv",
+        "--all",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(csv.lines().count(), 914, "a header and 913 points");
+    assert!(csv.contains("grass_lane"));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{").unwrap();
+    let (code, _, err) = run(&["route", "check", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.json"), "{err}");
+}
