@@ -5,7 +5,7 @@ use crate::Global;
 use crate::output::{self, Format, f2};
 use acres::chain::path::Path;
 use acres::ground::Map;
-use acres::ground::corridor::{self, Corridor};
+use acres::ground::corridor::{self, Corridor, Provenance};
 use anyhow::{Context, anyhow, bail};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -78,6 +78,10 @@ struct QueryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Compare the corridor's recorded map hash with this map (a manifest, or `farm`):
+    /// a warning on stderr where the map has changed since the build.
+    #[arg(long, value_name = "MAP")]
+    map: Option<String>,
 }
 
 /// Print the header of a corridor file and a summary of its cells.
@@ -112,7 +116,7 @@ fn parse_xy(s: &str) -> Result<(f64, f64), String> {
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     match args.command {
         Sub::Build(a) => build(a, global),
-        Sub::Query(a) => query(a),
+        Sub::Query(a) => query(a, global),
         Sub::Info(a) => info(a),
     }
 }
@@ -201,8 +205,28 @@ fn read_points(path: &PathBuf) -> anyhow::Result<Vec<(f64, f64)>> {
     Ok(out)
 }
 
-fn query(a: QueryArgs) -> anyhow::Result<()> {
+fn query(a: QueryArgs, global: &Global) -> anyhow::Result<()> {
     let c = Corridor::load(&a.file)?;
+    if let Some(m) = &a.map {
+        let map = if m == "farm" {
+            Map::builtin_farm()
+        } else {
+            Map::load(std::path::Path::new(m))?
+        };
+        match &c.provenance {
+            None => global.status(&format!(
+                "warning: {} records no map hash (built by an older acres): the map cannot be compared",
+                a.file.display()
+            )),
+            Some(p) if p.map != acres::ground::corridor::raster::map_hash(&map) => {
+                global.status(&format!(
+                    "warning: the map {m} has changed since {} was built from it: rebuild the corridor",
+                    a.file.display()
+                ))
+            }
+            Some(_) => {}
+        }
+    }
     let mut pts = a.at.clone();
     if let Some(p) = &a.points {
         pts.extend(read_points(p)?);
@@ -249,6 +273,11 @@ struct Info {
     corridor_cells: usize,
     max_d_m: f64,
     mean_d_in_corridor_m: f64,
+    /// SHA-256 of the map's classes, the route's points and the corridor config (null
+    /// for a version 1 file).
+    map_sha256: Option<String>,
+    route_sha256: Option<String>,
+    config_sha256: Option<String>,
 }
 
 fn info(a: InfoArgs) -> anyhow::Result<()> {
@@ -262,7 +291,11 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         .collect();
     let i = Info {
         file: a.file.display().to_string(),
-        version: acres::formats::corridor_file::VERSION,
+        version: if c.provenance.is_some() {
+            acres::formats::corridor_file::VERSION
+        } else {
+            1
+        },
         map: c.map.clone(),
         route: c.route.clone(),
         width: g.width,
@@ -276,6 +309,9 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         } else {
             inside.iter().sum::<f64>() / inside.len() as f64
         },
+        map_sha256: c.provenance.map(|p| Provenance::hex(&p.map)),
+        route_sha256: c.provenance.map(|p| Provenance::hex(&p.route)),
+        config_sha256: c.provenance.map(|p| Provenance::hex(&p.config)),
     };
     if a.format == "json" {
         return output::print_json(&i);
@@ -303,6 +339,12 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         vec![
             "mean d_c in the corridor".into(),
             format!("{:.2} m", i.mean_d_in_corridor_m),
+        ],
+        vec!["map sha256".into(), i.map_sha256.unwrap_or("-".into())],
+        vec!["route sha256".into(), i.route_sha256.unwrap_or("-".into())],
+        vec![
+            "config sha256".into(),
+            i.config_sha256.unwrap_or("-".into()),
         ],
     ];
     let text: String = rows

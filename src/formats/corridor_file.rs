@@ -1,25 +1,26 @@
-//! The corridor file (`.acor`), version 1, all numbers little-endian:
+//! The corridor file (`.acor`), version 2, all numbers little-endian:
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 8 | magic `ACRESCOR` |
-//! | 4 | version, u32 (1) |
+//! | 4 | version, u32 (2; version 1 files, without the hashes, are read too) |
 //! | 4, 4 | width, height, u32 (cells) |
 //! | 8 | resolution, f64 (m) |
 //! | 8, 8 | origin x, y of the lower-left corner, f64 (m) |
 //! | 4 + n | the map's name: length u32, UTF-8 |
 //! | 4 + n | the route's name: length u32, UTF-8 |
+//! | 32, 32, 32 | SHA-256 of the map's classes, the route's points, the corridor config (version 2) |
 //! | 4 × width × height | `d_c`, f32, row 0 the north edge |
 //! | 4 | CRC-32 (IEEE) of every byte before it |
 
-use crate::ground::corridor::Corridor;
+use crate::ground::corridor::{Corridor, Provenance};
 use crate::ground::map::Grid;
 use std::path::Path as FsPath;
 
 /// The magic of a corridor file.
 pub const MAGIC: &[u8; 8] = b"ACRESCOR";
-/// The version this library writes and reads.
-pub const VERSION: u32 = 1;
+/// The version this library writes; it reads it and version 1.
+pub const VERSION: u32 = 2;
 
 /// An error of reading a corridor file; it names the file and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +33,7 @@ pub enum CorridorFileError {
     },
     #[error("{0}: not a corridor file (bad magic)")]
     Magic(String),
-    #[error("{file}: version {found}, this acres reads version {VERSION}")]
+    #[error("{file}: version {found}, this acres reads versions 1 and {VERSION}")]
     Version { file: String, found: u32 },
     #[error("{file}: truncated: {len} bytes, the header asks for {want}")]
     Truncated {
@@ -62,6 +63,15 @@ impl Corridor {
             b.extend_from_slice(&(s.len() as u32).to_le_bytes());
             b.extend_from_slice(s.as_bytes());
         }
+        // A corridor built elsewhere without its inputs' hashes writes zeros.
+        let p = self.provenance.unwrap_or(Provenance {
+            map: [0; 32],
+            route: [0; 32],
+            config: [0; 32],
+        });
+        for h in [p.map, p.route, p.config] {
+            b.extend_from_slice(&h);
+        }
         for c in &g.cells {
             b.extend_from_slice(&c.to_le_bytes());
         }
@@ -78,7 +88,7 @@ impl Corridor {
         }
         r.at = 8;
         let version = r.u32()?;
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(CorridorFileError::Version {
                 file: file.to_string(),
                 found: version,
@@ -89,6 +99,19 @@ impl Corridor {
         let (res, ox, oy) = (r.f64()?, r.f64()?, r.f64()?);
         let map = r.name()?;
         let route = r.name()?;
+        let provenance = if version >= 2 {
+            let mut h = [[0u8; 32]; 3];
+            for x in &mut h {
+                x.copy_from_slice(r.take(32)?);
+            }
+            (h != [[0; 32]; 3]).then_some(Provenance {
+                map: h[0],
+                route: h[1],
+                config: h[2],
+            })
+        } else {
+            None
+        };
         let cells = r.cells(width, height)?;
         if !(res.is_finite() && res > 0.0 && ox.is_finite() && oy.is_finite()) {
             return Err(r.header("the resolution or the origin is not a number".into()));
@@ -106,6 +129,7 @@ impl Corridor {
             },
             map,
             route,
+            provenance,
         })
     }
 

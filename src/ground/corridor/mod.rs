@@ -7,4 +7,4 @@ pub mod edt;
 pub mod raster;
 
 pub use build::{BuildError, MAX_CELLS, build, build_limited};
-pub use raster::Corridor;
+pub use raster::{Corridor, Provenance};

@@ -11,6 +11,72 @@ pub struct Corridor {
     pub grid: Grid<f32>,
     pub map: String,
     pub route: String,
+    /// Hashes of what it was built from (none in a version 1 file).
+    pub provenance: Option<Provenance>,
+}
+
+/// SHA-256 hashes of a corridor's inputs: the map's classes (names, grid and cells), the
+/// route's points, and the corridor block of the configuration, each of its canonical
+/// form (so that whitespace or key order in a file changes nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Provenance {
+    pub map: [u8; 32],
+    pub route: [u8; 32],
+    pub config: [u8; 32],
+}
+
+impl Provenance {
+    /// The hashes of a build's inputs.
+    pub fn of(
+        map: &crate::ground::Map,
+        route: &crate::chain::path::Path,
+        cfg: &crate::config::CorridorConfig,
+    ) -> Provenance {
+        Provenance {
+            map: map_hash(map),
+            route: route_hash(route),
+            config: sha(&serde_json::to_vec(cfg).expect("a config serializes")),
+        }
+    }
+
+    /// A hash as hexadecimal.
+    pub fn hex(h: &[u8; 32]) -> String {
+        h.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+fn sha(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).into()
+}
+
+/// The hash of a map's classes: its size, resolution, origin and every cell.
+pub fn map_hash(map: &crate::ground::Map) -> [u8; 32] {
+    use sha2::Digest;
+    let g = &map.classes;
+    let mut h = sha2::Sha256::new();
+    h.update((g.width as u64).to_le_bytes());
+    h.update((g.height as u64).to_le_bytes());
+    h.update(g.resolution_m.to_le_bytes());
+    h.update(g.origin_m[0].to_le_bytes());
+    h.update(g.origin_m[1].to_le_bytes());
+    h.update(g.cells.iter().map(|c| *c as u8).collect::<Vec<u8>>());
+    h.finalize().into()
+}
+
+/// The hash of a route's points: position, speed, class and direction of each.
+pub fn route_hash(route: &crate::chain::path::Path) -> [u8; 32] {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for i in 0..route.len() {
+        let p = route.point(i);
+        h.update(p.x.to_le_bytes());
+        h.update(p.y.to_le_bytes());
+        h.update(route.speed(i).to_le_bytes());
+        h.update([route.class(i).map_or(255, |c| c as u8)]);
+        h.update([route.direction(i) as u8]);
+    }
+    h.finalize().into()
 }
 
 /// `x.floor()` for finite `x`, by truncation (the target's baseline has no rounding
@@ -162,6 +228,7 @@ impl Corridor {
             grid,
             map: "synthetic".into(),
             route: "synthetic".into(),
+            provenance: None,
         }
     }
 }
@@ -185,6 +252,7 @@ mod tests {
             },
             map: "test map".into(),
             route: "test route".into(),
+            provenance: None,
         }
     }
 
@@ -298,6 +366,49 @@ mod tests {
         assert!(Corridor::from_bytes("c.acor", &base.to_bytes()).is_ok());
     }
 
+    /// A built corridor records the hashes of its inputs; they survive the file, change
+    /// with a map cell or a route point, and a version 1 file (no hashes) still loads.
+    #[test]
+    fn provenance_is_recorded_compared_and_optional() {
+        use crate::chain::path::Path;
+        let cfg = crate::config::Config::builtin().control.corridor;
+        let mut map = crate::ground::Map::builtin_farm();
+        let route = Path::builtin("farm_yard_to_east_lane.json").unwrap();
+        let c = crate::ground::corridor::build(&map, &route, &cfg, |_| {}).unwrap();
+        let p = c.provenance.unwrap();
+        let back = Corridor::from_bytes("c.acor", &c.to_bytes()).unwrap();
+        assert_eq!(back.provenance, Some(p));
+        assert_eq!(p.map, map_hash(&map));
+        map.classes.cells[12345] = crate::ground::MapClass::Obstacle;
+        assert_ne!(
+            p.map,
+            map_hash(&map),
+            "a changed cell changes the map's hash"
+        );
+        let mut pts: Vec<crate::chain::path::PathPoint> = (0..route.len())
+            .map(|i| crate::chain::path::PathPoint {
+                x: route.point(i).x,
+                y: route.point(i).y,
+                speed_mps: route.speed(i),
+                class: route.class(i),
+                direction: route.direction(i),
+            })
+            .collect();
+        assert_eq!(route_hash(&Path::new("same", &pts).unwrap()), p.route);
+        pts[7].x += 0.01;
+        assert_ne!(route_hash(&Path::new("moved", &pts).unwrap()), p.route);
+        // The same corridor as a version 1 file: no hashes, the same cells.
+        let v2 = c.to_bytes();
+        let names = 8 + 4 + 8 + 24 + 8 + c.map.len() + c.route.len();
+        let mut v1 = v2[..names].to_vec();
+        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&v2[names + 96..v2.len() - 4]);
+        let crc = crc32fast::hash(&v1);
+        v1.extend_from_slice(&crc.to_le_bytes());
+        let old = Corridor::from_bytes("old.acor", &v1).unwrap();
+        assert_eq!((old.provenance, &old.grid), (None, &c.grid));
+    }
+
     #[test]
     fn file_round_trips_bit_for_bit() {
         let ex: Vec<bool> = (0..12 * 7).map(|k| k % 11 == 3).collect();
@@ -326,10 +437,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("corrupted"), "{e}");
-        let mut v2 = b.clone();
-        v2[8] = 2;
-        let e = Corridor::from_bytes("c.acor", &v2).unwrap_err().to_string();
-        assert!(e.contains("version 2"), "{e}");
+        let mut v3 = b.clone();
+        v3[8] = 3;
+        let e = Corridor::from_bytes("c.acor", &v3).unwrap_err().to_string();
+        assert!(e.contains("version 3") && e.contains("versions 1 and 2"), "{e}");
         let e = Corridor::from_bytes("c.acor", b"PNG....")
             .unwrap_err()
             .to_string();
