@@ -41,7 +41,8 @@ enum Sub {
 /// atomically.
 #[derive(Debug, clap::Args)]
 struct BuildArgs {
-    /// The map manifest (JSON); default: the shipped farm map (data/maps/farm/farm.json).
+    /// The map: a manifest (JSON) or a ROS map_server YAML; default: the shipped farm map
+    /// (data/maps/farm/farm.json).
     #[arg(long, value_name = "FILE")]
     map: Option<PathBuf>,
     /// The route (acres route JSON or GeoJSON); default: the shipped
@@ -78,7 +79,8 @@ struct QueryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// Compare the corridor's recorded map hash with this map (a manifest, or `farm`):
+    /// Compare the corridor's recorded map hash with this map (a manifest, a map_server
+    /// YAML, or `farm`):
     /// a warning on stderr where the map has changed since the build.
     #[arg(long, value_name = "MAP")]
     map: Option<String>,

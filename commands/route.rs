@@ -37,8 +37,8 @@ struct CheckArgs {
     /// The route (acres route JSON or GeoJSON, or a shipped route's name).
     #[arg(value_name = "ROUTE")]
     route: PathBuf,
-    /// Build the corridor on this map (a manifest; `farm` for the shipped map) and check
-    /// the clearance along the route.
+    /// Build the corridor on this map (a manifest, a ROS map_server YAML, or `farm` for
+    /// the shipped map) and check the clearance along the route.
     #[arg(long, value_name = "MAP", conflicts_with = "corridor")]
     map: Option<String>,
     /// Check the clearance in this corridor file instead of building one.

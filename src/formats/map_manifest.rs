@@ -54,7 +54,8 @@ pub struct MapError {
     pub message: String,
 }
 
-fn err(file: &FsPath, message: impl Into<String>) -> MapError {
+/// An error naming a map file.
+pub(crate) fn err(file: &FsPath, message: impl Into<String>) -> MapError {
     MapError {
         file: file.display().to_string(),
         message: message.into(),
@@ -87,8 +88,16 @@ fn read_png(path: &FsPath, bytes: Vec<u8>) -> Result<(png::OutputInfo, Vec<u8>),
 }
 
 impl Map {
-    /// Loads a map from its manifest; the images are read relative to it.
+    /// Loads a map from its manifest, or a ROS map_server map from its YAML
+    /// ([`crate::formats::ros_map`]); the images are read relative to it.
     pub fn load(manifest_path: &FsPath) -> Result<Map, MapError> {
+        // A ROS map_server map: its YAML beside its image.
+        if matches!(
+            manifest_path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        ) {
+            return crate::formats::ros_map::load(manifest_path);
+        }
         let text = std::fs::read_to_string(manifest_path)
             .map_err(|e| err(manifest_path, e.to_string()))?;
         Map::from_manifest(manifest_path, &text, |p| {

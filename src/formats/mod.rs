@@ -6,6 +6,7 @@ pub mod chunk;
 pub mod corridor_file;
 pub mod log;
 pub mod map_manifest;
+pub mod ros_map;
 pub mod route;
 pub mod scenario;
 pub mod stops;

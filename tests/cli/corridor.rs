@@ -178,3 +178,33 @@ fn bad_outputs_and_far_routes_fail_before_the_build() {
     assert_eq!(code, 0);
     assert!(text.contains("\"d_m\": 0.0"), "{text}");
 }
+
+/// A ROS map_server map (YAML and a PGM written by Pillow) builds a corridor and checks
+/// a route: the occupied box 2 m beside the route bounds the clearance there.
+#[test]
+fn a_map_server_map_builds_a_corridor() {
+    let dir = tempfile::tempdir().unwrap();
+    let route = dir.path().join("r.json");
+    std::fs::write(
+        &route,
+        r#"{"name": "past the box", "points": [
+            {"x": 0, "y": 5, "speed_mps": 3, "class": "gravel"},
+            {"x": 30, "y": 5, "speed_mps": 3, "class": "gravel"}]}"#,
+    )
+    .unwrap();
+    let map = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ros_map/lane.yaml");
+    let out = dir.path().join("c.acor");
+    let o = out.to_str().unwrap();
+    let r = route.to_str().unwrap();
+    let (code, _, err) = run(&["corridor", "build", "--map", map, "--route", r, "--out", o]);
+    assert_eq!(code, 0, "{err}");
+    let (_, text, _) = run(&[
+        "corridor", "query", o, "--at", "14,5", "--at", "5,5", "--format", "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (by_box, open) = (v[0]["d_m"].as_f64().unwrap(), v[1]["d_m"].as_f64().unwrap());
+    assert!((1.6..=2.0).contains(&by_box), "{by_box}");
+    assert!(open > by_box, "{open}");
+    let (code, text, _) = run(&["route", "check", r, "--map", map, "--format", "json"]);
+    assert_eq!(code, 0, "{text}");
+}

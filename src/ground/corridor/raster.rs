@@ -440,7 +440,10 @@ mod tests {
         let mut v3 = b.clone();
         v3[8] = 3;
         let e = Corridor::from_bytes("c.acor", &v3).unwrap_err().to_string();
-        assert!(e.contains("version 3") && e.contains("versions 1 and 2"), "{e}");
+        assert!(
+            e.contains("version 3") && e.contains("versions 1 and 2"),
+            "{e}"
+        );
         let e = Corridor::from_bytes("c.acor", b"PNG....")
             .unwrap_err()
             .to_string();

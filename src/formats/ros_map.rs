@@ -1,0 +1,330 @@
+//! ROS map_server maps (docs/formats.md "ROS map_server maps"): a YAML file beside a
+//! PGM or PNG occupancy image, read as a class raster: occupied cells are obstacles,
+//! free cells a ground class (`acres_free_class` in the YAML, default `grass_lane`),
+//! unknown cells unknown.
+//!
+//! The YAML keys of map_server: `image` (beside the YAML), `resolution` (m a pixel),
+//! `origin` `[x, y, yaw]` (the pose of the lower-left pixel; a yaw turns the image about
+//! it, and the map is resampled onto an axis-aligned grid), `negate` (0 or 1),
+//! `occupied_thresh` (0.65), `free_thresh` (0.196) and `mode` (`trinary`, `scale` or
+//! `raw`). A pixel's occupancy is `(255 − v) / 255`, or `v / 255` with `negate`; in `raw`
+//! mode the value itself, in percent.
+
+use crate::formats::map_manifest::{MapError, err};
+use crate::ground::map::{Grid, Map, MapClass};
+use std::path::Path as FsPath;
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// How map_server reads the pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Trinary,
+    Scale,
+    Raw,
+}
+
+/// The YAML of a map_server map.
+#[derive(Debug, Clone, PartialEq)]
+struct RosYaml {
+    image: String,
+    resolution: f64,
+    origin: [f64; 3],
+    negate: bool,
+    occupied: f64,
+    free: f64,
+    mode: Mode,
+    free_class: MapClass,
+}
+
+fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
+    let docs = YamlLoader::load_from_str(text).map_err(|e| err(file, format!("YAML: {e}")))?;
+    let doc = docs
+        .first()
+        .ok_or_else(|| err(file, "an empty YAML file"))?;
+    let key = |k: &str| &doc[k];
+    let num = |k: &str, default: Option<f64>| -> Result<f64, _> {
+        match key(k) {
+            Yaml::Real(s) => s
+                .parse::<f64>()
+                .map_err(|_| err(file, format!("key `{k}`: not a number"))),
+            Yaml::Integer(i) => Ok(*i as f64),
+            Yaml::BadValue | Yaml::Null => {
+                default.ok_or_else(|| err(file, format!("key `{k}` is missing")))
+            }
+            _ => Err(err(file, format!("key `{k}`: not a number"))),
+        }
+    };
+    let image = key("image")
+        .as_str()
+        .ok_or_else(|| err(file, "key `image`: missing or not a file name"))?
+        .to_string();
+    let origin = match key("origin").as_vec() {
+        Some(v) if v.len() == 3 => {
+            let mut o = [0.0; 3];
+            for (i, y) in v.iter().enumerate() {
+                o[i] = match y {
+                    Yaml::Real(s) => s.parse().unwrap_or(f64::NAN),
+                    Yaml::Integer(n) => *n as f64,
+                    _ => f64::NAN,
+                };
+            }
+            o
+        }
+        _ => return Err(err(file, "key `origin`: not a list [x, y, yaw]")),
+    };
+    let mode = match key("mode").as_str() {
+        None | Some("trinary") => Mode::Trinary,
+        Some("scale") => Mode::Scale,
+        Some("raw") => Mode::Raw,
+        Some(m) => {
+            return Err(err(
+                file,
+                format!("key `mode`: `{m}`, not trinary, scale or raw"),
+            ));
+        }
+    };
+    let free_class = match key("acres_free_class").as_str() {
+        None => MapClass::GrassLane,
+        Some(c) => serde_json::from_value(serde_json::Value::String(c.into())).map_err(|_| {
+            err(
+                file,
+                format!("key `acres_free_class`: `{c}` is not a class"),
+            )
+        })?,
+    };
+    let y = RosYaml {
+        image,
+        resolution: num("resolution", None)?,
+        origin,
+        negate: num("negate", Some(0.0))? != 0.0,
+        occupied: num("occupied_thresh", Some(0.65))?,
+        free: num("free_thresh", Some(0.196))?,
+        mode,
+        free_class,
+    };
+    if !(y.resolution.is_finite() && y.resolution > 0.0) {
+        return Err(err(file, "key `resolution`: must be a positive number"));
+    }
+    if !y.origin.iter().all(|v| v.is_finite()) {
+        return Err(err(file, "key `origin`: not three finite numbers"));
+    }
+    if !(0.0..=1.0).contains(&y.free) || !(0.0..=1.0).contains(&y.occupied) || y.free > y.occupied {
+        return Err(err(
+            file,
+            "keys `free_thresh` and `occupied_thresh`: 0 ≤ free ≤ occupied ≤ 1",
+        ));
+    }
+    Ok(y)
+}
+
+/// The class of a pixel value (grey, 0 to 255; `alpha` 0 is unknown in trinary mode).
+fn classify(y: &RosYaml, v: u8, alpha: u8) -> MapClass {
+    let p = match y.mode {
+        Mode::Raw => {
+            if v > 100 {
+                return MapClass::Unknown;
+            }
+            v as f64 / 100.0
+        }
+        _ if alpha == 0 => return MapClass::Unknown,
+        _ if y.negate => v as f64 / 255.0,
+        _ => (255.0 - v as f64) / 255.0,
+    };
+    if p > y.occupied {
+        MapClass::Obstacle
+    } else if p < y.free {
+        y.free_class
+    } else {
+        MapClass::Unknown
+    }
+}
+
+/// Loads a map_server map: its YAML and the image beside it.
+pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
+    let text = std::fs::read_to_string(yaml_path).map_err(|e| err(yaml_path, e.to_string()))?;
+    let y = parse_yaml(yaml_path, &text)?;
+    let img_path = yaml_path
+        .parent()
+        .unwrap_or(FsPath::new("."))
+        .join(&y.image);
+    let reader = image::ImageReader::open(&img_path)
+        .and_then(|r| r.with_guessed_format())
+        .map_err(|e| err(&img_path, e.to_string()))?;
+    let (w, h) = reader
+        .into_dimensions()
+        .map_err(|e| err(&img_path, e.to_string()))?;
+    if w as u64 * h as u64 > crate::formats::map_manifest::MAX_MAP_PIXELS {
+        return Err(err(
+            &img_path,
+            format!("the image claims {w} × {h} pixels, more than the limit"),
+        ));
+    }
+    let img = image::open(&img_path)
+        .map_err(|e| err(&img_path, e.to_string()))?
+        .into_luma_alpha8();
+    let cells: Vec<MapClass> = img.pixels().map(|p| classify(&y, p.0[0], p.0[1])).collect();
+    let grid = Grid {
+        width: w as usize,
+        height: h as usize,
+        resolution_m: y.resolution,
+        origin_m: [y.origin[0], y.origin[1]],
+        cells,
+    };
+    let name = yaml_path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("map")
+        .to_string();
+    Ok(Map {
+        name,
+        classes: if y.origin[2].abs() < 1e-12 {
+            grid
+        } else {
+            turned(&grid, y.origin[2])
+        },
+        elevation: None,
+    })
+}
+
+/// A grid turned by `yaw` about its origin (the lower-left corner), resampled onto an
+/// axis-aligned grid of the same resolution that holds it: each new cell takes the class
+/// of the turned cell under its centre, unknown where none is.
+fn turned(g: &Grid<MapClass>, yaw: f64) -> Grid<MapClass> {
+    let (s, c) = yaw.sin_cos();
+    let res = g.resolution_m;
+    let (wm, hm) = (g.width as f64 * res, g.height as f64 * res);
+    let corners =
+        [(0.0, 0.0), (wm, 0.0), (0.0, hm), (wm, hm)].map(|(u, v)| (c * u - s * v, s * u + c * v));
+    let (x0, y0) = corners
+        .iter()
+        .fold((f64::MAX, f64::MAX), |a, p| (a.0.min(p.0), a.1.min(p.1)));
+    let (x1, y1) = corners
+        .iter()
+        .fold((f64::MIN, f64::MIN), |a, p| (a.0.max(p.0), a.1.max(p.1)));
+    let (w, h) = (
+        ((x1 - x0) / res).ceil() as usize,
+        ((y1 - y0) / res).ceil() as usize,
+    );
+    let mut cells = vec![MapClass::Unknown; w * h];
+    for j in 0..h {
+        for i in 0..w {
+            let (x, y) = (x0 + (i as f64 + 0.5) * res, y1 - (j as f64 + 0.5) * res);
+            // Back into the image's frame, from its origin.
+            let (u, v) = (c * x + s * y, -s * x + c * y);
+            let (iu, iv) = ((u / res).floor(), (v / res).floor());
+            if iu >= 0.0 && iv >= 0.0 && iu < g.width as f64 && iv < g.height as f64 {
+                let row = g.height - 1 - iv as usize;
+                cells[j * w + i] = g.cells[row * g.width + iu as usize];
+            }
+        }
+    }
+    Grid {
+        width: w,
+        height: h,
+        resolution_m: res,
+        origin_m: [g.origin_m[0] + x0, g.origin_m[1] + y0],
+        cells,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(name: &str) -> std::path::PathBuf {
+        FsPath::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/ros_map")
+            .join(name)
+    }
+
+    /// The map written by Pillow (tests/data/ros_map/make_map.py): free ground is the
+    /// YAML's class, the box an obstacle, the top strip unknown, all at their world
+    /// places through the origin.
+    #[test]
+    fn a_map_server_map_reads_at_its_world_places() {
+        let m = crate::ground::Map::load(&data("lane.yaml")).unwrap();
+        let g = &m.classes;
+        assert_eq!(
+            (g.width, g.height, g.resolution_m, g.origin_m),
+            (200, 120, 0.2, [-5.0, -3.0])
+        );
+        assert_eq!(m.name, "lane");
+        assert_eq!(g.at(0.0, 0.0), Some(MapClass::Gravel));
+        assert_eq!(g.at(14.0, 9.0), Some(MapClass::Obstacle));
+        assert_eq!(g.at(12.7, 9.0), Some(MapClass::Gravel));
+        assert_eq!(g.at(10.0, 20.5), Some(MapClass::Unknown));
+        assert_eq!(g.at(-5.5, 0.0), None);
+    }
+
+    /// The same image turned by 0.5 rad about its lower-left corner: the box's centre
+    /// (14, 9) moves to where the turn takes it; free ground takes the default class.
+    #[test]
+    fn a_turned_origin_turns_the_map_about_its_corner() {
+        let m = crate::ground::Map::load(&data("lane_turned.yaml")).unwrap();
+        let (s, c) = 0.5f64.sin_cos();
+        let (u, v) = (14.0 + 5.0, 9.0 + 3.0);
+        let (x, y) = (-5.0 + c * u - s * v, -3.0 + s * u + c * v);
+        assert_eq!(m.classes.at(x, y), Some(MapClass::Obstacle));
+        let (u, v) = (5.0, 5.0);
+        let (x, y) = (-5.0 + c * u - s * v, -3.0 + s * u + c * v);
+        assert_eq!(m.classes.at(x, y), Some(MapClass::GrassLane));
+        // Beside the turned image's corner, inside the new box: unknown.
+        assert_eq!(m.classes.at(25.0, -2.0), Some(MapClass::Unknown));
+    }
+
+    #[test]
+    fn pixels_follow_map_server_thresholds_and_modes() {
+        let y = |mode, negate| RosYaml {
+            image: String::new(),
+            resolution: 1.0,
+            origin: [0.0; 3],
+            negate,
+            occupied: 0.65,
+            free: 0.196,
+            mode,
+            free_class: MapClass::Field,
+        };
+        let t = y(Mode::Trinary, false);
+        assert_eq!(classify(&t, 0, 255), MapClass::Obstacle);
+        assert_eq!(classify(&t, 254, 255), MapClass::Field);
+        assert_eq!(classify(&t, 205, 255), MapClass::Unknown);
+        assert_eq!(classify(&t, 254, 0), MapClass::Unknown);
+        assert_eq!(classify(&y(Mode::Trinary, true), 0, 255), MapClass::Field);
+        let raw = y(Mode::Raw, false);
+        assert_eq!(classify(&raw, 100, 255), MapClass::Obstacle);
+        assert_eq!(classify(&raw, 0, 255), MapClass::Field);
+        assert_eq!(classify(&raw, 255, 255), MapClass::Unknown);
+    }
+
+    #[test]
+    fn bad_yaml_is_refused_with_the_file_and_key() {
+        let f = FsPath::new("m.yaml");
+        for (text, want) in [
+            (
+                "image: a.pgm\norigin: [0, 0, 0]\n",
+                "key `resolution` is missing",
+            ),
+            (
+                "image: a.pgm\nresolution: -1\norigin: [0, 0, 0]\n",
+                "positive",
+            ),
+            (
+                "image: a.pgm\nresolution: 0.1\norigin: [0, 0]\n",
+                "key `origin`",
+            ),
+            (
+                "image: a.pgm\nresolution: 0.1\norigin: [0, 0, 0]\nmode: fancy\n",
+                "`fancy`",
+            ),
+            (
+                "image: a.pgm\nresolution: 0.1\norigin: [0, 0, 0]\nacres_free_class: lava\n",
+                "`lava`",
+            ),
+            ("resolution: 0.1\norigin: [0, 0, 0]\n", "key `image`"),
+            ("image: [unclosed\n", "YAML"),
+        ] {
+            let e = parse_yaml(f, text).unwrap_err().to_string();
+            assert!(e.contains("m.yaml") && e.contains(want), "{text}: {e}");
+        }
+    }
+}
