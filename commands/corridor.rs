@@ -210,11 +210,7 @@ fn read_points(path: &PathBuf) -> anyhow::Result<Vec<(f64, f64)>> {
 fn query(a: QueryArgs, global: &Global) -> anyhow::Result<()> {
     let c = Corridor::load(&a.file)?;
     if let Some(m) = &a.map {
-        let map = if m == "farm" {
-            Map::builtin_farm()
-        } else {
-            Map::load(std::path::Path::new(m))?
-        };
+        let map = Map::load_named(m)?;
         match &c.provenance {
             None => global.status(&format!(
                 "warning: {} records no map hash (built by an older acres): the map cannot be compared",

@@ -84,11 +84,7 @@ fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {
     let corridor: Option<Corridor> = match (&a.corridor, &a.map) {
         (Some(f), _) => Some(Corridor::load(f)?),
         (None, Some(m)) => {
-            let map = if m == "farm" {
-                Map::builtin_farm()
-            } else {
-                Map::load(std::path::Path::new(m))?
-            };
+            let map = Map::load_named(m)?;
             Some(corridor::build(
                 &map,
                 &route,

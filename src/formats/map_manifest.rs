@@ -105,6 +105,14 @@ impl Map {
         })
     }
 
+    /// A map by name: `farm` for the shipped map, else a manifest or map_server YAML.
+    pub fn load_named(name: &str) -> Result<Map, MapError> {
+        if name == "farm" {
+            return Ok(Map::builtin_farm());
+        }
+        Map::load(FsPath::new(name))
+    }
+
     /// The shipped farm map (`data/maps/farm/`), built into the binary.
     pub fn builtin_farm() -> Map {
         let text = include_str!(concat!(
