@@ -24,6 +24,26 @@ enum Sub {
     Build(BuildArgs),
     Query(QueryArgs),
     Info(InfoArgs),
+    Export(ExportArgs),
+}
+
+/// Write a corridor in the formats other tools read.
+///
+/// --geotiff: d_c as a float32 GeoTIFF (one band, the georeference as pixel scale and
+/// tie point, no CRS, excluded cells as nodata -9999) that GDAL, QGIS and rasterio open at
+/// the corridor's place. --nav2: a nav2 keepout filter mask, a map_server YAML (trinary)
+/// and a PGM of the same name beside it: free inside the corridor, occupied outside.
+#[derive(Debug, clap::Args)]
+struct ExportArgs {
+    /// The corridor file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Write d_c as a GeoTIFF.
+    #[arg(long, value_name = "FILE.tif")]
+    geotiff: Option<PathBuf>,
+    /// Write a nav2 keepout mask: this YAML and a PGM of the same stem beside it.
+    #[arg(long, value_name = "FILE.yaml")]
+    nav2: Option<PathBuf>,
 }
 
 /// Build the corridor raster of a route on a map.
@@ -120,6 +140,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         Sub::Build(a) => build(a, global),
         Sub::Query(a) => query(a, global),
         Sub::Info(a) => info(a),
+        Sub::Export(a) => export(a, global),
     }
 }
 
@@ -350,4 +371,33 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         .map(|r| format!("{}: {}\n", r[0], r[1]))
         .collect();
     output::print(&text)
+}
+
+fn export(a: ExportArgs, global: &Global) -> anyhow::Result<()> {
+    if a.geotiff.is_none() && a.nav2.is_none() {
+        bail!("nothing to write: give --geotiff FILE.tif or --nav2 FILE.yaml");
+    }
+    for p in a.geotiff.iter().chain(&a.nav2) {
+        output::check_output_dir(p)?;
+    }
+    let c = Corridor::load(&a.file)?;
+    if let Some(p) = &a.geotiff {
+        acres::formats::atomic::write_atomic(p, &acres::formats::export::corridor_geotiff(&c)?)
+            .with_context(|| format!("writing {}", p.display()))?;
+        global.status(&format!("wrote {}", p.display()));
+    }
+    if let Some(p) = &a.nav2 {
+        let pgm_path = p.with_extension("pgm");
+        let pgm_name = pgm_path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| anyhow!("{}: not a file name", p.display()))?;
+        let (yaml, pgm) = acres::formats::export::nav2_mask(&c, pgm_name)?;
+        acres::formats::atomic::write_atomic(&pgm_path, &pgm)
+            .with_context(|| format!("writing {}", pgm_path.display()))?;
+        acres::formats::atomic::write_atomic(p, yaml.as_bytes())
+            .with_context(|| format!("writing {}", p.display()))?;
+        global.status(&format!("wrote {} and {}", p.display(), pgm_path.display()));
+    }
+    Ok(())
 }

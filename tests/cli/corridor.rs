@@ -208,3 +208,42 @@ fn a_map_server_map_builds_a_corridor() {
     let (code, text, _) = run(&["route", "check", r, "--map", map, "--format", "json"]);
     assert_eq!(code, 0, "{text}");
 }
+
+/// `corridor export` writes the GeoTIFF and the nav2 mask (its PGM beside the YAML);
+/// without an output it is an error, and a missing folder fails before anything.
+#[test]
+fn export_writes_the_geotiff_and_the_nav2_mask() {
+    let dir = tempfile::tempdir().unwrap();
+    let acor = dir.path().join("c.acor");
+    let a = acor.to_str().unwrap();
+    assert_eq!(run(&["corridor", "build", "--out", a]).0, 0);
+    let tif = dir.path().join("dc.tif");
+    let yaml = dir.path().join("keep.yaml");
+    let (code, _, err) = run(&[
+        "corridor",
+        "export",
+        a,
+        "--geotiff",
+        tif.to_str().unwrap(),
+        "--nav2",
+        yaml.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read(&tif).unwrap().starts_with(b"II*\0"));
+    assert!(
+        std::fs::read(dir.path().join("keep.pgm"))
+            .unwrap()
+            .starts_with(b"P5")
+    );
+    assert!(
+        std::fs::read_to_string(&yaml)
+            .unwrap()
+            .contains("image: keep.pgm")
+    );
+    let (code, _, err) = run(&["corridor", "export", a]);
+    assert_eq!(code, 1);
+    assert!(err.contains("nothing to write"), "{err}");
+    let (code, _, err) = run(&["corridor", "export", a, "--geotiff", "/nonexistent/x.tif"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("does not exist"), "{err}");
+}

@@ -1,0 +1,145 @@
+//! A corridor in the formats other tools read (docs/formats.md "Corridor exports"):
+//! `d_c` as a float32 GeoTIFF with its georeference (excluded cells as nodata), and a nav2
+//! keepout filter mask (map_server YAML and PGM).
+
+use crate::ground::Corridor;
+use tiff::encoder::{TiffEncoder, colortype};
+use tiff::tags::Tag;
+
+/// The nodata value of the GeoTIFF: excluded cells (`d_c ≤ 0`).
+pub const NODATA: f32 = -9999.0;
+
+/// An error of writing an export.
+#[derive(Debug, thiserror::Error)]
+#[error("writing the {what}: {message}")]
+pub struct ExportError {
+    what: &'static str,
+    message: String,
+}
+
+/// The corridor's `d_c` as a float32 GeoTIFF: one band, row 0 the north edge, the
+/// georeference as a pixel scale and a tie point at the upper-left corner (GeoTIFF 1.1,
+/// raster type PixelIsArea), no CRS (the map has none), cells with `d_c ≤ 0` as nodata
+/// (GDAL's `GDAL_NODATA` tag). GDAL, QGIS and rasterio open it at the corridor's place.
+pub fn corridor_geotiff(c: &Corridor) -> Result<Vec<u8>, ExportError> {
+    let e = |m: tiff::TiffError| ExportError {
+        what: "GeoTIFF",
+        message: m.to_string(),
+    };
+    let g = &c.grid;
+    let data: Vec<f32> = g
+        .cells
+        .iter()
+        .map(|&d| if d > 0.0 { d } else { NODATA })
+        .collect();
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut tiff = TiffEncoder::new(&mut out).map_err(e)?;
+    let mut img = tiff
+        .new_image::<colortype::Gray32Float>(g.width as u32, g.height as u32)
+        .map_err(e)?;
+    let top = g.origin_m[1] + g.height as f64 * g.resolution_m;
+    let enc = img.encoder();
+    enc.write_tag(
+        Tag::ModelPixelScaleTag,
+        &[g.resolution_m, g.resolution_m, 0.0][..],
+    )
+    .map_err(e)?;
+    enc.write_tag(
+        Tag::ModelTiepointTag,
+        &[0.0, 0.0, 0.0, g.origin_m[0], top, 0.0][..],
+    )
+    .map_err(e)?;
+    // GeoKey directory, version 1.1.0, one key: GTRasterTypeGeoKey (1025) = PixelIsArea.
+    enc.write_tag(Tag::GeoKeyDirectoryTag, &[1u16, 1, 0, 1, 1025, 0, 1, 1][..])
+        .map_err(e)?;
+    enc.write_tag(Tag::GdalNodata, &*format!("{NODATA}"))
+        .map_err(e)?;
+    img.write_data(&data).map_err(e)?;
+    Ok(out.into_inner())
+}
+
+/// A nav2 keepout filter mask of the corridor: a map_server YAML (trinary, the
+/// corridor's origin and resolution) naming `pgm_name`, and the PGM: 254 (free) inside
+/// the corridor (`d_c > 0`), 0 (occupied: keep out) elsewhere.
+pub fn nav2_mask(c: &Corridor, pgm_name: &str) -> Result<(String, Vec<u8>), ExportError> {
+    let g = &c.grid;
+    let pixels: Vec<u8> = g
+        .cells
+        .iter()
+        .map(|&d| if d > 0.0 { 254 } else { 0 })
+        .collect();
+    let img =
+        image::GrayImage::from_raw(g.width as u32, g.height as u32, pixels).ok_or(ExportError {
+            what: "nav2 mask",
+            message: "the raster's size does not match its cells".into(),
+        })?;
+    let mut pgm = Vec::new();
+    image::codecs::pnm::PnmEncoder::new(&mut pgm)
+        .with_subtype(image::codecs::pnm::PnmSubtype::Graymap(
+            image::codecs::pnm::SampleEncoding::Binary,
+        ))
+        .encode(
+            img.as_raw().as_slice(),
+            img.width(),
+            img.height(),
+            image::ExtendedColorType::L8,
+        )
+        .map_err(|m| ExportError {
+            what: "nav2 mask",
+            message: m.to_string(),
+        })?;
+    let yaml = format!(
+        "image: {pgm_name}\nmode: trinary\nresolution: {}\norigin: [{}, {}, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n",
+        g.resolution_m, g.origin_m[0], g.origin_m[1]
+    );
+    Ok((yaml, pgm))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corridor() -> Corridor {
+        // 6 × 4 cells of 0.5 m from (100, 200): the west column excluded.
+        Corridor::from_fn(6, 4, 0.5, [100.0, 200.0], |x, _| x < 100.5)
+    }
+
+    /// The GeoTIFF decodes (the tiff crate) to the corridor's cells with nodata where
+    /// excluded, and carries the scale, the tie point at the upper-left corner and the
+    /// nodata tag.
+    #[test]
+    fn the_geotiff_holds_the_cells_and_their_place() {
+        let c = corridor();
+        let bytes = corridor_geotiff(&c).unwrap();
+        let mut dec = tiff::decoder::Decoder::new(std::io::Cursor::new(bytes)).unwrap();
+        assert_eq!(dec.dimensions().unwrap(), (6, 4));
+        let scale = dec.get_tag_f64_vec(Tag::ModelPixelScaleTag).unwrap();
+        assert_eq!(scale, vec![0.5, 0.5, 0.0]);
+        let tie = dec.get_tag_f64_vec(Tag::ModelTiepointTag).unwrap();
+        assert_eq!(tie, vec![0.0, 0.0, 0.0, 100.0, 202.0, 0.0]);
+        assert_eq!(dec.get_tag_ascii_string(Tag::GdalNodata).unwrap(), "-9999");
+        let tiff::decoder::DecodingResult::F32(cells) = dec.read_image().unwrap() else {
+            panic!("float cells")
+        };
+        for (k, (&a, &b)) in cells.iter().zip(&c.grid.cells).enumerate() {
+            let want = if b > 0.0 { b } else { NODATA };
+            assert_eq!(a, want, "cell {k}");
+        }
+        assert_eq!(cells[0], NODATA);
+    }
+
+    #[test]
+    fn the_nav2_mask_reads_back_as_the_corridor() {
+        let c = corridor();
+        let (yaml, pgm) = nav2_mask(&c, "mask.pgm").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("mask.yaml"), &yaml).unwrap();
+        std::fs::write(dir.path().join("mask.pgm"), &pgm).unwrap();
+        let m = crate::ground::Map::load(&dir.path().join("mask.yaml")).unwrap();
+        let g = &m.classes;
+        assert_eq!((g.width, g.height, g.origin_m), (6, 4, [100.0, 200.0]));
+        use crate::ground::MapClass;
+        assert_eq!(g.at(100.25, 201.0), Some(MapClass::Obstacle));
+        assert_eq!(g.at(101.25, 201.0), Some(MapClass::GrassLane));
+    }
+}
