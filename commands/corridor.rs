@@ -72,7 +72,8 @@ struct BuildArgs {
     /// The corridor file to write.
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
-    /// Also draw the classes, the corridor and d_c as a colour ramp with a legend (PNG).
+    /// Also draw the classes, the corridor and d_c as a colour ramp with a legend (PNG),
+    /// with a world file (.pgw) beside it that places it on the map.
     #[arg(long, value_name = "FILE.png")]
     image: Option<PathBuf>,
     /// The most cells the raster may have (default 2^28, 1 GiB of d_c).
@@ -185,7 +186,13 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
     if let Some(img) = &a.image {
         let bytes = acres::plot::corridor_image(&c, &map, Some(&route))?;
         output::write_output(img, &bytes)?;
-        global.status(&format!("wrote {}", img.display()));
+        let pgw = img.with_extension("pgw");
+        output::write_output(&pgw, acres::plot::corridor_world_file(&c).as_bytes())?;
+        global.status(&format!(
+            "wrote {} and its world file {}",
+            img.display(),
+            pgw.display()
+        ));
     }
     Ok(())
 }

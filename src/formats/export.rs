@@ -128,6 +128,16 @@ mod tests {
         assert_eq!(cells[0], NODATA);
     }
 
+    /// The corridor image's world file puts its upper-left pixel's centre half a pixel
+    /// in from the raster's upper-left corner, rows running south.
+    #[test]
+    fn the_world_file_places_the_image() {
+        let c = corridor();
+        let w = crate::plot::corridor_world_file(&c);
+        let v: Vec<f64> = w.lines().map(|l| l.parse().unwrap()).collect();
+        assert_eq!(v, vec![0.5, 0.0, 0.0, -0.5, 100.25, 201.75]);
+    }
+
     #[test]
     fn the_nav2_mask_reads_back_as_the_corridor() {
         let c = corridor();

@@ -51,6 +51,28 @@ fn dimmed(c: crate::ground::MapClass) -> RGBColor {
 /// The corridor image: the map's classes (dimmed) outside the corridor, `d_c` as a colour
 /// ramp inside it, the route, and a legend. One pixel per cell, up to 2400 pixels wide
 /// (larger rasters are sampled).
+/// How many cells a pixel of the corridor image spans (at most 2400 pixels a side).
+fn image_step(corridor: &Corridor) -> usize {
+    let g = &corridor.grid;
+    g.width.div_ceil(2400).max(g.height.div_ceil(2400)).max(1)
+}
+
+/// The world file (`.pgw`) of the corridor image: six lines, the pixel's size in x, two
+/// rotations (0), the pixel's size in y (negative: rows run south), and the centre of the
+/// upper-left pixel, so that GIS tools place the image's raster part on the map (the
+/// legend to its right falls outside the map).
+pub fn corridor_world_file(corridor: &Corridor) -> String {
+    let g = &corridor.grid;
+    let px = image_step(corridor) as f64 * g.resolution_m;
+    let top = g.origin_m[1] + g.height as f64 * g.resolution_m;
+    format!(
+        "{px}\n0\n0\n{}\n{}\n{}\n",
+        -px,
+        g.origin_m[0] + px / 2.0,
+        top - px / 2.0
+    )
+}
+
 pub fn corridor_image(
     corridor: &Corridor,
     map: &crate::ground::Map,
@@ -58,7 +80,7 @@ pub fn corridor_image(
 ) -> Result<Vec<u8>, PlotError> {
     register_fonts();
     let g = &corridor.grid;
-    let step = g.width.div_ceil(2400).max(g.height.div_ceil(2400)).max(1);
+    let step = image_step(corridor);
     let (iw, ih) = (g.width.div_ceil(step), g.height.div_ceil(step));
     let legend_w = 300usize;
     let (w, h) = ((iw + legend_w) as u32, ih.max(420) as u32);

@@ -20,7 +20,7 @@ mod route_check;
 mod stop_distance;
 mod suite;
 
-pub use corridor::corridor_image;
+pub use corridor::{corridor_image, corridor_world_file};
 pub use pure_pursuit::{pure_pursuit, pure_pursuit_of_log};
 pub use replay::{ReplayPoint, replay};
 pub use route_check::route_check;
