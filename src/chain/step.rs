@@ -279,22 +279,12 @@ impl Chain {
         self
     }
 
-    /// What the moving-object rule sees.
-    pub fn moving_mode(&self) -> MovingMode {
-        self.moving_mode
-    }
-
     /// The true moving objects for the next step, in the oracle mode (ignored otherwise).
     pub fn set_oracle(&mut self, objects: impl IntoIterator<Item = MovingObject>) {
         if self.moving_mode == MovingMode::Oracle {
             self.moving.clear();
             self.moving.extend(objects);
         }
-    }
-
-    /// The moving objects the shield saw at the last step.
-    pub fn moving_objects(&self) -> &[MovingObject] {
-        &self.moving
     }
 
     /// The path driven.

@@ -147,10 +147,14 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
         .parent()
         .unwrap_or(FsPath::new("."))
         .join(&y.image);
-    let reader = image::ImageReader::open(&img_path)
-        .and_then(|r| r.with_guessed_format())
-        .map_err(|e| err(&img_path, e.to_string()))?;
-    let (w, h) = reader
+    // One read of the file: its header is checked before the pixels are decoded.
+    let bytes = std::fs::read(&img_path).map_err(|e| err(&img_path, e.to_string()))?;
+    let reader = || {
+        image::ImageReader::new(std::io::Cursor::new(&bytes))
+            .with_guessed_format()
+            .map_err(|e| err(&img_path, e.to_string()))
+    };
+    let (w, h) = reader()?
         .into_dimensions()
         .map_err(|e| err(&img_path, e.to_string()))?;
     if w as u64 * h as u64 > crate::formats::map_manifest::MAX_MAP_PIXELS {
@@ -159,7 +163,8 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
             format!("the image claims {w} × {h} pixels, more than the limit"),
         ));
     }
-    let img = image::open(&img_path)
+    let img = reader()?
+        .decode()
         .map_err(|e| err(&img_path, e.to_string()))?
         .into_luma_alpha8();
     let cells: Vec<MapClass> = img.pixels().map(|p| classify(&y, p.0[0], p.0[1])).collect();

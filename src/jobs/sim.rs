@@ -247,7 +247,7 @@ pub fn oracle_objects(plant: &Plant, reach_m: f64) -> impl Iterator<Item = Movin
         .zip(world.live_actors())
         .filter_map(move |(a, l)| {
             let l = l.as_ref()?;
-            let r = a.spec.radius_m();
+            let r = a.radius_m();
             if (l.pose.x_m - x).hypot(l.pose.y_m - y) > reach_m + r {
                 return None;
             }
@@ -256,7 +256,7 @@ pub fn oracle_objects(plant: &Plant, reach_m: f64) -> impl Iterator<Item = Movin
                 y_m: l.pose.y_m,
                 vx_mps: l.pose.vx_mps,
                 vy_mps: l.pose.vy_mps,
-                radius_m: a.spec.radius_m(),
+                radius_m: a.radius_m(),
             })
         })
 }

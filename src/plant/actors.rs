@@ -358,17 +358,10 @@ impl ActorSpec {
                 speed_mps,
                 distance_m,
             } => {
-                let (s, c) = heading_rad.sin_cos();
                 let moving = (0.0..distance_m / speed_mps).contains(&t);
                 let d = (t.max(0.0) * speed_mps).min(*distance_m);
                 let v = if moving { *speed_mps } else { 0.0 };
-                ActorPose {
-                    x_m: x_m + c * d,
-                    y_m: y_m + s * d,
-                    heading_rad: *heading_rad,
-                    vx_mps: c * v,
-                    vy_mps: s * v,
-                }
+                along((*x_m, *y_m), *heading_rad, d, v)
             }
             Motion::Stand {
                 x_m,
@@ -421,6 +414,18 @@ impl ActorSpec {
     }
 }
 
+/// The pose `d` m along a heading from a start, moving at `v`.
+fn along(start: (f64, f64), heading: f64, d: f64, v: f64) -> ActorPose {
+    let (s, c) = heading.sin_cos();
+    ActorPose {
+        x_m: start.0 + c * d,
+        y_m: start.1 + s * d,
+        heading_rad: heading,
+        vx_mps: c * v,
+        vy_mps: s * v,
+    }
+}
+
 /// An actor as it runs: its spec and when it started.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Actor {
@@ -435,12 +440,15 @@ pub struct Actor {
     last_t_s: f64,
     /// One of the bridge's `workers`.
     pub worker: bool,
+    /// The spec's radius, kept: an object's is found from its outline.
+    radius_m: f64,
 }
 
 impl Actor {
     /// A waiting actor.
     pub fn new(spec: ActorSpec) -> Actor {
         Actor {
+            radius_m: spec.radius_m(),
             spec,
             started_s: None,
             driven_m: 0.0,
@@ -449,6 +457,11 @@ impl Actor {
             last_t_s: 0.0,
             worker: false,
         }
+    }
+
+    /// The radius of a circle about the actor's position that holds its shape, m.
+    pub fn radius_m(&self) -> f64 {
+        self.radius_m
     }
 
     /// Starts the actor where its start condition holds at `t_s` with the ego vehicle
@@ -498,7 +511,7 @@ impl Actor {
         let (px, py) = (x_m + c * self.driven_m, y_m + s * self.driven_m);
         let (half_len, half_w) = match self.spec.kind {
             ActorKind::Vehicle { length_m, width_m } => (length_m / 2.0, width_m / 2.0),
-            _ => (self.spec.radius_m(), self.spec.radius_m()),
+            _ => (self.radius_m, self.radius_m),
         };
         let (mut ahead, mut lo, mut hi) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY);
         for (ex, ey) in ego.corners() {
@@ -553,19 +566,12 @@ impl Actor {
             if self.driven_m >= *distance_m && self.spec.end == End::Vanish {
                 return None;
             }
-            let (s, c) = heading_rad.sin_cos();
             let v = if self.driven_m >= *distance_m {
                 0.0
             } else {
                 self.speed_mps
             };
-            return Some(ActorPose {
-                x_m: x_m + c * self.driven_m,
-                y_m: y_m + s * self.driven_m,
-                heading_rad: *heading_rad,
-                vx_mps: c * v,
-                vy_mps: s * v,
-            });
+            return Some(along((*x_m, *y_m), *heading_rad, self.driven_m, v));
         }
         let dur = self.spec.duration_s();
         let mut t = t_s - t0;

@@ -490,7 +490,7 @@ impl World {
         }
         for (a, live) in self.actors.iter().zip(&self.live) {
             let Some(l) = live else { continue };
-            let r = a.spec.radius_m();
+            let r = a.radius_m();
             if (l.pose.x_m - o.x).abs() <= reach + r && (l.pose.y_m - o.y).abs() <= reach + r {
                 cast.cast(&l.shape, &l.outline);
             }
@@ -517,7 +517,7 @@ impl World {
             .zip(&self.actors)
             .position(|(l, a)| {
                 l.as_ref().is_some_and(|l| {
-                    bound.lower(&l.pose, a.spec.radius_m()) <= 0.0
+                    bound.lower(&l.pose, a.radius_m()) <= 0.0
                         && shape_gap(&l.shape, &l.outline, footprint) <= 0.0
                 })
             })
@@ -548,7 +548,7 @@ impl World {
         let mut best: Option<f64> = None;
         for (l, a) in self.live.iter().zip(&self.actors) {
             let Some(l) = l else { continue };
-            if best.is_some_and(|b| bound.lower(&l.pose, a.spec.radius_m()) >= b) {
+            if best.is_some_and(|b| bound.lower(&l.pose, a.radius_m()) >= b) {
                 continue;
             }
             let g = shape_gap(&l.shape, &l.outline, footprint);
