@@ -201,13 +201,14 @@ pub fn write_map() {
     let manifest = MapManifest {
         name: "farm".into(),
         image: "classes.png".into(),
-        resolution_m: RES,
-        origin_m: [0.0, 0.0],
+        resolution_m: Some(RES),
+        origin_m: Some([0.0, 0.0]),
+        crs: None,
         legend,
         elevation: Some(ElevationManifest {
             image: "elevation.png".into(),
-            resolution_m: eres,
-            origin_m: [0.0, 0.0],
+            resolution_m: Some(eres),
+            origin_m: Some([0.0, 0.0]),
             scale_m: 0.01,
             offset_m: 100.0,
         }),

@@ -12,20 +12,33 @@
 //!
 //! Elevation = `offset_m + scale_m × pixel`. The shipped farm map is built into the binary.
 
+use crate::formats::geotiff;
+use crate::ground::Crs;
 use crate::ground::map::{Grid, Map, MapClass};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path as FsPath, PathBuf};
 
-/// The elevation block of a manifest.
+/// The elevation block of a manifest. For a GeoTIFF image the place comes from the file
+/// (`resolution_m` and `origin_m` may be left out, and must agree where given).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ElevationManifest {
     pub image: PathBuf,
-    pub resolution_m: f64,
-    pub origin_m: [f64; 2],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin_m: Option<[f64; 2]>,
+    /// Metres a pixel unit (1 by default).
+    #[serde(default = "one")]
     pub scale_m: f64,
+    /// Metres added to every pixel (0 by default).
+    #[serde(default)]
     pub offset_m: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// A map manifest.
@@ -34,12 +47,17 @@ pub struct ElevationManifest {
 pub struct MapManifest {
     #[serde(default)]
     pub name: String,
-    /// The class image, relative to the manifest.
+    /// The class image, relative to the manifest: an 8-bit PNG or a GeoTIFF.
     pub image: PathBuf,
-    /// The size of a cell, m.
-    pub resolution_m: f64,
-    /// The world position of the lower-left corner, m.
-    pub origin_m: [f64; 2],
+    /// The size of a cell, m (a GeoTIFF's own where left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution_m: Option<f64>,
+    /// The world position of the lower-left corner, m (a GeoTIFF's own where left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin_m: Option<[f64; 2]>,
+    /// The projected CRS of the coordinates, `EPSG:<code>` (a GeoTIFF's own where left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crs: Option<String>,
     /// Pixel value (as a string key, JSON's only kind) → class.
     pub legend: BTreeMap<String, MapClass>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,8 +106,9 @@ fn read_png(path: &FsPath, bytes: Vec<u8>) -> Result<(png::OutputInfo, Vec<u8>),
 }
 
 impl Map {
-    /// Loads a map from its manifest, or a ROS map_server map from its YAML
-    /// ([`crate::formats::ros_map`]); the images are read relative to it.
+    /// Loads a map from its manifest, a ROS map_server map from its YAML
+    /// ([`crate::formats::ros_map`]), or a class GeoTIFF on its own
+    /// ([`Map::from_geotiff`]); the images are read relative to it.
     pub fn load(manifest_path: &FsPath) -> Result<Map, MapError> {
         // A ROS map_server map: its YAML beside its image.
         if matches!(
@@ -97,6 +116,9 @@ impl Map {
             Some("yaml" | "yml")
         ) {
             return crate::formats::ros_map::load(manifest_path);
+        }
+        if is_geotiff(manifest_path) {
+            return Map::from_geotiff(manifest_path);
         }
         let text = std::fs::read_to_string(manifest_path)
             .map_err(|e| err(manifest_path, e.to_string()))?;
@@ -145,23 +167,43 @@ impl Map {
     ) -> Result<Map, MapError> {
         let m = MapManifest::parse(manifest_path, text)?;
         let dir = manifest_path.parent().unwrap_or(FsPath::new("."));
-        let mut lut: [Option<MapClass>; 256] = [None; 256];
-        for (k, c) in &m.legend {
-            let v: u8 = k.parse().map_err(|_| {
-                err(
-                    manifest_path,
-                    format!("key `legend.{k}`: not a pixel value 0 to 255"),
-                )
-            })?;
-            lut[v as usize] = Some(*c);
-        }
+        let lut = legend_lut(manifest_path, &m.legend)?;
+        let mut crs = match &m.crs {
+            None => None,
+            Some(c) => {
+                Some(Crs::parse(c).map_err(|e| err(manifest_path, format!("key `crs`: {e}")))?)
+            }
+        };
         let img = dir.join(&m.image);
-        let classes = class_grid(&img, read(&img)?, &lut, m.resolution_m, m.origin_m)?;
+        let classes = if is_geotiff(&img) {
+            let band = geotiff::read_band(&img, read(&img)?)?;
+            let at = (m.resolution_m, m.origin_m);
+            agree(manifest_path, "", at, &band.grid)?;
+            crs = same_crs(manifest_path, crs, &img, band.crs)?;
+            geotiff::class_grid(&img, &band, &lut)?
+        } else {
+            let (res, origin) = required(manifest_path, "", m.resolution_m, m.origin_m)?;
+            class_grid(&img, read(&img)?, &lut, res, origin)?
+        };
         let elevation = match &m.elevation {
             None => None,
             Some(e) => {
                 let path = dir.join(&e.image);
-                Some(elevation_grid(&path, read(&path)?, e)?)
+                Some(if is_geotiff(&path) {
+                    let band = geotiff::read_band(&path, read(&path)?)?;
+                    agree(
+                        manifest_path,
+                        "elevation.",
+                        (e.resolution_m, e.origin_m),
+                        &band.grid,
+                    )?;
+                    crs = same_crs(manifest_path, crs, &path, band.crs)?;
+                    geotiff::elevation_grid(&band, e.scale_m, e.offset_m)
+                } else {
+                    let (res, origin) =
+                        required(manifest_path, "elevation.", e.resolution_m, e.origin_m)?;
+                    elevation_grid(&path, read(&path)?, e, res, origin)?
+                })
             }
         };
         Ok(Map {
@@ -172,7 +214,135 @@ impl Map {
             },
             classes,
             elevation,
+            crs,
         })
+    }
+
+    /// A class GeoTIFF on its own: its pixel values are read with the shipped maps' legend
+    /// (0 unknown, 1 asphalt, 2 concrete, 3 gravel, 4 grass_lane, 5 dirt, 6 grass, 7 field,
+    /// 8 verge, 9 obstacle), its place and CRS its own. The map's name is the file stem.
+    pub fn from_geotiff(path: &FsPath) -> Result<Map, MapError> {
+        let legend: BTreeMap<String, MapClass> = MapClass::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i.to_string(), *c))
+            .collect();
+        let manifest = MapManifest {
+            name: path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("map")
+                .to_string(),
+            image: PathBuf::from(path.file_name().unwrap_or_default()),
+            resolution_m: None,
+            origin_m: None,
+            crs: None,
+            legend,
+            elevation: None,
+        };
+        let text = serde_json::to_string(&manifest).expect("a manifest serializes");
+        Map::from_manifest(path, &text, |p| {
+            std::fs::read(p).map_err(|e| err(p, e.to_string()))
+        })
+    }
+}
+
+/// Whether an image is a GeoTIFF, by its extension.
+fn is_geotiff(p: &FsPath) -> bool {
+    matches!(
+        p.extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .as_deref(),
+        Some("tif" | "tiff")
+    )
+}
+
+/// The legend as a lookup table from pixel value to class.
+fn legend_lut(
+    manifest_path: &FsPath,
+    legend: &BTreeMap<String, MapClass>,
+) -> Result<[Option<MapClass>; 256], MapError> {
+    let mut lut: [Option<MapClass>; 256] = [None; 256];
+    for (k, c) in legend {
+        let v: u8 = k.parse().map_err(|_| {
+            err(
+                manifest_path,
+                format!("key `legend.{k}`: not a pixel value 0 to 255"),
+            )
+        })?;
+        lut[v as usize] = Some(*c);
+    }
+    Ok(lut)
+}
+
+/// The place a PNG needs from the manifest (`prefix` names the block in errors).
+fn required(
+    manifest_path: &FsPath,
+    prefix: &str,
+    resolution_m: Option<f64>,
+    origin_m: Option<[f64; 2]>,
+) -> Result<(f64, [f64; 2]), MapError> {
+    match (resolution_m, origin_m) {
+        (Some(r), Some(o)) => Ok((r, o)),
+        (None, _) => Err(err(
+            manifest_path,
+            format!("key `{prefix}resolution_m` is missing (a PNG has no georeference)"),
+        )),
+        (_, None) => Err(err(
+            manifest_path,
+            format!("key `{prefix}origin_m` is missing (a PNG has no georeference)"),
+        )),
+    }
+}
+
+/// Where the manifest also gives a GeoTIFF's place, the two must agree (to a millionth
+/// of a cell), so that a stale manifest cannot move the map.
+fn agree<T>(
+    manifest_path: &FsPath,
+    prefix: &str,
+    (resolution_m, origin_m): (Option<f64>, Option<[f64; 2]>),
+    g: &Grid<T>,
+) -> Result<(), MapError> {
+    let tol = 1e-6 * g.resolution_m;
+    if let Some(r) = resolution_m
+        && (r - g.resolution_m).abs() > tol
+    {
+        return Err(err(
+            manifest_path,
+            format!(
+                "key `{prefix}resolution_m`: {r}, but the GeoTIFF's cells are {} m",
+                g.resolution_m
+            ),
+        ));
+    }
+    if let Some(o) = origin_m
+        && (0..2).any(|k| (o[k] - g.origin_m[k]).abs() > tol)
+    {
+        return Err(err(
+            manifest_path,
+            format!(
+                "key `{prefix}origin_m`: {o:?}, but the GeoTIFF's lower-left corner is {:?}",
+                g.origin_m
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The map's CRS where the manifest and a GeoTIFF both may name one: they must agree.
+fn same_crs(
+    manifest_path: &FsPath,
+    known: Option<Crs>,
+    file: &FsPath,
+    found: Option<Crs>,
+) -> Result<Option<Crs>, MapError> {
+    match (known, found) {
+        (Some(a), Some(b)) if a != b => Err(err(
+            manifest_path,
+            format!("{} is in {b}, but the map is in {a}", file.display()),
+        )),
+        (a, b) => Ok(a.or(b)),
     }
 }
 
@@ -184,31 +354,30 @@ impl MapManifest {
             let key = e.path().to_string();
             err(manifest_path, format!("key `{key}`: {}", e.into_inner()))
         })?;
-        if !(m.resolution_m.is_finite() && m.resolution_m > 0.0) {
+        let positive = |v: Option<f64>| v.is_none_or(|r| r.is_finite() && r > 0.0);
+        let finite = |v: Option<[f64; 2]>| v.is_none_or(|o| o.iter().all(|x| x.is_finite()));
+        if !positive(m.resolution_m) {
             return Err(err(
                 manifest_path,
                 "key `resolution_m`: must be a positive number",
             ));
         }
+        if !finite(m.origin_m) {
+            return Err(err(manifest_path, "key `origin_m`: must be finite numbers"));
+        }
         if let Some(e) = &m.elevation {
-            if !(e.resolution_m.is_finite() && e.resolution_m > 0.0) {
+            if !positive(e.resolution_m) {
                 return Err(err(
                     manifest_path,
                     "key `elevation.resolution_m`: must be a positive number",
                 ));
             }
-            if !(e.scale_m.is_finite()
-                && e.offset_m.is_finite()
-                && e.origin_m.iter().all(|v| v.is_finite()))
-            {
+            if !(e.scale_m.is_finite() && e.offset_m.is_finite() && finite(e.origin_m)) {
                 return Err(err(
                     manifest_path,
                     "key `elevation`: scale_m, offset_m and origin_m must be finite",
                 ));
             }
-        }
-        if !m.origin_m.iter().all(|v| v.is_finite()) {
-            return Err(err(manifest_path, "key `origin_m`: must be finite numbers"));
         }
         Ok(m)
     }
@@ -258,6 +427,8 @@ fn elevation_grid(
     path: &FsPath,
     bytes: Vec<u8>,
     e: &ElevationManifest,
+    resolution_m: f64,
+    origin_m: [f64; 2],
 ) -> Result<Grid<f32>, MapError> {
     let (info, buf) = read_png(path, bytes)?;
     if info.color_type != png::ColorType::Grayscale || info.bit_depth != png::BitDepth::Sixteen {
@@ -270,8 +441,8 @@ fn elevation_grid(
     Ok(Grid {
         width: info.width as usize,
         height: info.height as usize,
-        resolution_m: e.resolution_m,
-        origin_m: e.origin_m,
+        resolution_m,
+        origin_m,
         cells,
     })
 }

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod chunk;
 pub mod corridor_file;
 pub mod export;
+pub mod geotiff;
 pub mod log;
 pub mod map_manifest;
 pub mod ros_map;

@@ -8,7 +8,8 @@
 //! it, and the map is resampled onto an axis-aligned grid), `negate` (0 or 1),
 //! `occupied_thresh` (0.65), `free_thresh` (0.196) and `mode` (`trinary`, `scale` or
 //! `raw`). A pixel's occupancy is `(255 − v) / 255`, or `v / 255` with `negate`; in `raw`
-//! mode the value itself, in percent.
+//! mode the value itself, in percent. An acres key `acres_crs` (`EPSG:32615`) names the
+//! projected CRS the origin is in, where the map has one.
 
 use crate::formats::map_manifest::{MapError, err};
 use crate::ground::map::{Grid, Map, MapClass};
@@ -34,6 +35,7 @@ struct RosYaml {
     free: f64,
     mode: Mode,
     free_class: MapClass,
+    crs: Option<crate::ground::Crs>,
 }
 
 fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
@@ -92,6 +94,12 @@ fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
             )
         })?,
     };
+    let crs = match key("acres_crs").as_str() {
+        None => None,
+        Some(c) => Some(
+            crate::ground::Crs::parse(c).map_err(|m| err(file, format!("key `acres_crs`: {m}")))?,
+        ),
+    };
     let y = RosYaml {
         image,
         resolution: num("resolution", None)?,
@@ -101,6 +109,7 @@ fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
         free: num("free_thresh", Some(0.196))?,
         mode,
         free_class,
+        crs,
     };
     if !(y.resolution.is_finite() && y.resolution > 0.0) {
         return Err(err(file, "key `resolution`: must be a positive number"));
@@ -188,6 +197,7 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
             turned(&grid, y.origin[2])
         },
         elevation: None,
+        crs: y.crs,
     })
 }
 
@@ -288,6 +298,7 @@ mod tests {
             free: 0.196,
             mode,
             free_class: MapClass::Field,
+            crs: None,
         };
         let t = y(Mode::Trinary, false);
         assert_eq!(classify(&t, 0, 255), MapClass::Obstacle);

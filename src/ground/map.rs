@@ -126,7 +126,8 @@ impl<T: Copy> Grid<T> {
 
 impl Grid<f32> {
     /// The bilinear interpolation of the cell centres at a world point (clamped at the
-    /// edges), where the point is inside: a smooth surface for the grade of the terrain.
+    /// edges), where the point is inside and its cells hold a value (a GeoTIFF's nodata
+    /// cells are NaN): a smooth surface for the grade of the terrain.
     pub fn bilinear(&self, x: f64, y: f64) -> Option<f64> {
         self.cell_of(x, y)?;
         let u =
@@ -140,16 +141,19 @@ impl Grid<f32> {
         let at = |i: usize, j: usize| self.cells[(self.height - 1 - j) * self.width + i] as f64;
         let south = at(i0, j0) * (1.0 - fu) + at(i1, j0) * fu;
         let north = at(i0, j1) * (1.0 - fu) + at(i1, j1) * fu;
-        Some(south * (1.0 - fv) + north * fv)
+        let z = south * (1.0 - fv) + north * fv;
+        z.is_finite().then_some(z)
     }
 }
 
-/// A loaded map: the classes, and the elevation where the manifest has one.
+/// A loaded map: the classes, the elevation where the map has one, and its coordinate
+/// reference system where it names one (a GeoTIFF's, or a manifest's `crs`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Map {
     pub name: String,
     pub classes: Grid<MapClass>,
     pub elevation: Option<Grid<f32>>,
+    pub crs: Option<crate::ground::Crs>,
 }
 
 #[cfg(test)]

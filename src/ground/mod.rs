@@ -2,7 +2,9 @@
 //! and the corridor rasters built from it along a route ([`corridor`]).
 
 pub mod corridor;
+pub mod crs;
 pub mod map;
 
 pub use corridor::Corridor;
+pub use crs::Crs;
 pub use map::{Grid, Map, MapClass};

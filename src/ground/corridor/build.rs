@@ -326,6 +326,7 @@ mod tests {
                 cells,
             },
             elevation: None,
+            crs: None,
         }
     }
 

@@ -1,0 +1,387 @@
+//! GeoTIFF rasters read as maps (docs/formats.md "GeoTIFF maps"): one band of integer class
+//! values or of elevation, placed by its GeoTIFF georeference (a pixel scale with a tie
+//! point, or a model transformation without rotation) and its CRS from the GeoKeys.
+//!
+//! The GeoTIFF 1.1 keys read: GTModelTypeGeoKey (1024), GTRasterTypeGeoKey (1025: a
+//! PixelIsPoint tie point names a pixel's centre, half a pixel in from its corner),
+//! GeographicTypeGeoKey (2048), ProjectedCSTypeGeoKey (3072) and ProjLinearUnitsGeoKey
+//! (3076). GDAL's nodata tag (42113) marks missing elevation.
+
+use crate::formats::map_manifest::{MAX_MAP_PIXELS, MapError, err};
+use crate::ground::Crs;
+use crate::ground::map::{Grid, MapClass};
+use std::path::Path as FsPath;
+use tiff::decoder::{Decoder, DecodingResult, Limits};
+use tiff::tags::Tag;
+
+/// A band of a GeoTIFF with its place: the cells as f64 (every integer and float type of
+/// the file fits exactly, up to 2⁵³), row 0 the north edge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeoBand {
+    pub grid: Grid<f64>,
+    pub crs: Option<Crs>,
+    pub nodata: Option<f64>,
+    /// Whether the cells are of an integer type (a class raster must be).
+    pub integer: bool,
+}
+
+/// Where the raster lies: its cell size and the world position of its lower-left corner.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Place {
+    resolution_m: f64,
+    origin_m: [f64; 2],
+}
+
+/// Reads the first image of a GeoTIFF as one band with its georeference; `path` names the
+/// file in errors. A file without a georeference, with rotated or non-square pixels, more
+/// than one sample a pixel, or more than [`MAX_MAP_PIXELS`] pixels is refused.
+pub fn read_band(path: &FsPath, bytes: Vec<u8>) -> Result<GeoBand, MapError> {
+    let t = |e: tiff::TiffError| err(path, format!("GeoTIFF: {e}"));
+    let mut limits = Limits::default();
+    limits.decoding_buffer_size = (MAX_MAP_PIXELS * 8) as usize;
+    limits.intermediate_buffer_size = (MAX_MAP_PIXELS * 8) as usize;
+    let mut dec = Decoder::new(std::io::Cursor::new(bytes))
+        .map_err(t)?
+        .with_limits(limits);
+    let (w, h) = dec.dimensions().map_err(t)?;
+    if w as u64 * h as u64 > MAX_MAP_PIXELS {
+        return Err(err(
+            path,
+            format!("the image claims {w} × {h} pixels, more than the limit of {MAX_MAP_PIXELS}"),
+        ));
+    }
+    match dec.colortype().map_err(t)? {
+        tiff::ColorType::Gray(_) => {}
+        other => {
+            return Err(err(
+                path,
+                format!("a map GeoTIFF must have one band, this one is {other:?}"),
+            ));
+        }
+    }
+    let keys = geo_keys(&mut dec);
+    let place = place(path, &mut dec, &keys, h)?;
+    let crs = crs_of(path, &keys)?;
+    let nodata = dec
+        .get_tag_ascii_string(Tag::GdalNodata)
+        .ok()
+        .and_then(|s| s.trim().trim_end_matches('\0').parse::<f64>().ok());
+    let (cells, integer) = cells_f64(dec.read_image().map_err(t)?);
+    if cells.len() != w as usize * h as usize {
+        return Err(err(path, "the image's pixels do not match its size"));
+    }
+    Ok(GeoBand {
+        grid: Grid {
+            width: w as usize,
+            height: h as usize,
+            resolution_m: place.resolution_m,
+            origin_m: place.origin_m,
+            cells,
+        },
+        crs,
+        nodata,
+        integer,
+    })
+}
+
+fn cells_f64(r: DecodingResult) -> (Vec<f64>, bool) {
+    fn conv<T: Copy>(v: Vec<T>, f: impl Fn(T) -> f64) -> Vec<f64> {
+        v.into_iter().map(f).collect()
+    }
+    match r {
+        DecodingResult::U8(v) => (conv(v, f64::from), true),
+        DecodingResult::U16(v) => (conv(v, f64::from), true),
+        DecodingResult::U32(v) => (conv(v, f64::from), true),
+        DecodingResult::U64(v) => (conv(v, |x| x as f64), true),
+        DecodingResult::I8(v) => (conv(v, f64::from), true),
+        DecodingResult::I16(v) => (conv(v, f64::from), true),
+        DecodingResult::I32(v) => (conv(v, f64::from), true),
+        DecodingResult::I64(v) => (conv(v, |x| x as f64), true),
+        DecodingResult::F32(v) => (conv(v, f64::from), false),
+        DecodingResult::F64(v) => (v, false),
+    }
+}
+
+/// The GeoKey directory as (key, value) pairs of the keys held in the directory itself
+/// (the SHORT-valued keys; the others are not needed here). No directory: no keys.
+fn geo_keys<R: std::io::Read + std::io::Seek>(dec: &mut Decoder<R>) -> Vec<(u16, u16)> {
+    let Ok(dir) = dec.get_tag_u16_vec(Tag::GeoKeyDirectoryTag) else {
+        return Vec::new();
+    };
+    let n = dir.get(3).copied().unwrap_or(0) as usize;
+    dir.get(4..)
+        .unwrap_or(&[])
+        .chunks_exact(4)
+        .take(n)
+        .filter(|k| k[1] == 0)
+        .map(|k| (k[0], k[3]))
+        .collect()
+}
+
+fn key(keys: &[(u16, u16)], id: u16) -> Option<u16> {
+    keys.iter().find(|k| k.0 == id).map(|k| k.1)
+}
+
+/// The raster's place from its pixel scale and first tie point, or its model
+/// transformation; refused where rotated, sheared, non-square or not finite.
+fn place<R: std::io::Read + std::io::Seek>(
+    path: &FsPath,
+    dec: &mut Decoder<R>,
+    keys: &[(u16, u16)],
+    h: u32,
+) -> Result<Place, MapError> {
+    let (sx, sy, tie) = if let Ok(m) = dec.get_tag_f64_vec(Tag::ModelTransformationTag) {
+        if m.len() < 16 || m[1] != 0.0 || m[4] != 0.0 {
+            return Err(err(
+                path,
+                "the GeoTIFF's model transformation turns or shears the pixels; acres reads \
+                 north-up rasters (warp it north-up first)",
+            ));
+        }
+        (m[0], -m[5], [0.0, 0.0, m[3], m[7]])
+    } else {
+        let scale = dec.get_tag_f64_vec(Tag::ModelPixelScaleTag);
+        let tie = dec.get_tag_f64_vec(Tag::ModelTiepointTag);
+        match (scale, tie) {
+            (Ok(s), Ok(t)) if s.len() >= 2 && t.len() >= 6 => {
+                (s[0], s[1], [t[0], t[1], t[3], t[4]])
+            }
+            _ => {
+                return Err(err(
+                    path,
+                    "the TIFF has no georeference (no ModelPixelScale and ModelTiepoint, nor \
+                     ModelTransformation): it is not a GeoTIFF",
+                ));
+            }
+        }
+    };
+    if !(sx.is_finite() && sy.is_finite() && sx > 0.0 && sy > 0.0)
+        || tie.iter().any(|v| !v.is_finite())
+    {
+        return Err(err(
+            path,
+            "the GeoTIFF's pixel scale or tie point is not a positive finite number",
+        ));
+    }
+    if ((sx - sy) / sx).abs() > 1e-9 {
+        return Err(err(
+            path,
+            format!("the GeoTIFF's pixels are {sx} × {sy} m; acres maps need square cells"),
+        ));
+    }
+    // PixelIsPoint: the tie point names the centre of its pixel.
+    let half = if key(keys, 1025) == Some(2) { 0.5 } else { 0.0 };
+    let left = tie[2] - (tie[0] + half) * sx;
+    let top = tie[3] + (tie[1] + half) * sx;
+    Ok(Place {
+        resolution_m: sx,
+        origin_m: [left, top - h as f64 * sx],
+    })
+}
+
+/// The CRS of the GeoKeys: a projected CRS by EPSG code in metres, none where the file
+/// names none (or a user-defined one, which has no code); a geographic model is refused.
+fn crs_of(path: &FsPath, keys: &[(u16, u16)]) -> Result<Option<Crs>, MapError> {
+    if key(keys, 1024) == Some(2) {
+        let code = key(keys, 2048).map_or("a geographic CRS".into(), |c| format!("EPSG:{c}"));
+        return Err(err(
+            path,
+            format!(
+                "the GeoTIFF is in {code}, in degrees; acres maps are in metres: reproject it to \
+                 a projected CRS (for instance its UTM zone)"
+            ),
+        ));
+    }
+    if let Some(u) = key(keys, 3076)
+        && u != 9001
+    {
+        return Err(err(
+            path,
+            format!("the GeoTIFF's linear unit is EPSG:{u}, not the metre (9001)"),
+        ));
+    }
+    match key(keys, 3072) {
+        None | Some(32767) => Ok(None),
+        Some(code) => Crs::from_epsg(code as u32)
+            .map(Some)
+            .map_err(|m| err(path, m)),
+    }
+}
+
+/// A class grid of an integer band through the legend's lookup; a value the legend does
+/// not name is an error naming the pixel.
+pub fn class_grid(
+    path: &FsPath,
+    band: &GeoBand,
+    lut: &[Option<MapClass>; 256],
+) -> Result<Grid<MapClass>, MapError> {
+    if !band.integer {
+        return Err(err(path, "a class GeoTIFF must hold integers, not floats"));
+    }
+    let g = &band.grid;
+    let mut cells = Vec::with_capacity(g.cells.len());
+    for (i, &v) in g.cells.iter().enumerate() {
+        let class = (0.0..=255.0)
+            .contains(&v)
+            .then(|| lut[v as usize])
+            .flatten();
+        match class {
+            Some(c) => cells.push(c),
+            None => {
+                return Err(err(
+                    path,
+                    format!(
+                        "pixel ({}, {}) has the value {v}, which the legend does not name",
+                        i % g.width,
+                        i / g.width
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(Grid {
+        width: g.width,
+        height: g.height,
+        resolution_m: g.resolution_m,
+        origin_m: g.origin_m,
+        cells,
+    })
+}
+
+/// An elevation grid of a band: `offset_m + scale_m × value`; nodata cells (and NaN) are
+/// NaN, which the elevation's readers take as no elevation there.
+pub fn elevation_grid(band: &GeoBand, scale_m: f64, offset_m: f64) -> Grid<f32> {
+    let g = &band.grid;
+    let cells = g
+        .cells
+        .iter()
+        .map(|&v| {
+            if Some(v) == band.nodata || v.is_nan() {
+                f32::NAN
+            } else {
+                (offset_m + scale_m * v) as f32
+            }
+        })
+        .collect();
+    Grid {
+        width: g.width,
+        height: g.height,
+        resolution_m: g.resolution_m,
+        origin_m: g.origin_m,
+        cells,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ground::{Map, MapClass};
+    use std::path::PathBuf;
+
+    fn data(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/geotiff")
+            .join(name)
+    }
+
+    /// The maps written by rasterio (tests/data/geotiff/make.py): the class raster's place,
+    /// CRS and classes, with the lane and the barn where the script put them.
+    #[test]
+    fn a_class_geotiff_from_rasterio_lands_in_its_place() {
+        let m = Map::load(&data("map.json")).unwrap();
+        let g = &m.classes;
+        assert_eq!((g.width, g.height, g.resolution_m), (80, 60, 0.5));
+        assert_eq!(g.origin_m, [500_000.0, 4_983_000.0 - 30.0]);
+        assert_eq!(m.crs.unwrap().epsg(), 32615);
+        assert_eq!(g.at(500_010.0, 4_982_982.0), Some(MapClass::Gravel));
+        assert_eq!(g.at(500_010.0, 4_982_978.0), Some(MapClass::Field));
+        assert_eq!(g.at(500_032.0, 4_982_988.0), Some(MapClass::Obstacle));
+        assert_eq!(g.at(500_028.0, 4_982_988.0), Some(MapClass::Field));
+        assert_eq!(g.at(499_999.9, 4_982_982.0), None);
+        // The same file alone, read with the shipped legend (3 gravel, 7 field, 9 obstacle).
+        let alone = Map::load(&data("classes.tif")).unwrap();
+        assert_eq!(alone.classes, m.classes);
+        assert_eq!(alone.name, "classes");
+    }
+
+    /// A PixelIsPoint file's tie point names a pixel's centre: the raster lies where the
+    /// PixelIsArea one does.
+    #[test]
+    fn a_pixel_is_point_geotiff_lies_where_its_area_twin_does() {
+        let area = Map::load(&data("classes.tif")).unwrap();
+        let point = Map::load(&data("point.tif")).unwrap();
+        assert_eq!(point.classes.origin_m, area.classes.origin_m);
+        assert_eq!(point.classes.cells, area.classes.cells);
+    }
+
+    /// The float elevation: 250 m rising 0.1 m a metre east, nodata as no elevation.
+    #[test]
+    fn a_float_elevation_geotiff_reads_with_its_nodata() {
+        let m = Map::load(&data("map.json")).unwrap();
+        let e = m.elevation.as_ref().unwrap();
+        assert_eq!((e.width, e.height, e.resolution_m), (16, 12, 2.5));
+        let z = e.bilinear(500_020.0, 4_982_985.0).unwrap();
+        assert!((z - 252.0).abs() < 1e-3, "{z}");
+        assert!(e.at(500_001.0, 4_982_999.0).unwrap().is_nan());
+        assert_eq!(e.bilinear(500_001.0, 4_982_999.0), None);
+    }
+
+    #[test]
+    fn a_geographic_geotiff_and_disagreeing_manifests_are_refused() {
+        let e = Map::load(&data("lonlat.tif")).unwrap_err().to_string();
+        assert!(
+            e.contains("lonlat.tif") && e.contains("EPSG:4326") && e.contains("degrees"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["classes.tif", "elevation.tif"] {
+            std::fs::copy(data(f), dir.path().join(f)).unwrap();
+        }
+        let write = |text: &str| {
+            let p = dir.path().join("m.json");
+            std::fs::write(&p, text).unwrap();
+            Map::load(&p).unwrap_err().to_string()
+        };
+        let legend = r#""legend": {"3": "gravel", "7": "field", "9": "obstacle"}"#;
+        let e = write(&format!(
+            r#"{{"image": "classes.tif", "resolution_m": 0.25, {legend}}}"#
+        ));
+        assert!(e.contains("resolution_m") && e.contains("0.5"), "{e}");
+        let e = write(&format!(
+            r#"{{"image": "classes.tif", "origin_m": [0, 0], {legend}}}"#
+        ));
+        assert!(e.contains("origin_m") && e.contains("4982970"), "{e}");
+        let e = write(&format!(
+            r#"{{"image": "classes.tif", "crs": "EPSG:32616", {legend}}}"#
+        ));
+        assert!(e.contains("EPSG:32615") && e.contains("EPSG:32616"), "{e}");
+        let e = write(r#"{"image": "classes.tif", "legend": {"3": "gravel"}}"#);
+        assert!(e.contains("classes.tif") && e.contains("value 7"), "{e}");
+        let e = write(&format!(r#"{{"image": "elevation.tif", {legend}}}"#));
+        assert!(e.contains("integers"), "{e}");
+        let e = write(&format!(
+            r#"{{"image": "x.png", "origin_m": [0, 0], {legend}}}"#
+        ));
+        assert!(e.contains("resolution_m` is missing"), "{e}");
+    }
+
+    /// A TIFF without a georeference, and bytes that are no TIFF, are refused by name.
+    #[test]
+    fn a_plain_tiff_or_garbage_is_refused() {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut enc = tiff::encoder::TiffEncoder::new(&mut out).unwrap();
+        enc.write_image::<tiff::encoder::colortype::Gray8>(2, 2, &[1, 2, 3, 4])
+            .unwrap();
+        let p = std::path::Path::new("plain.tif");
+        let e = super::read_band(p, out.into_inner())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("plain.tif") && e.contains("no georeference"),
+            "{e}"
+        );
+        let e = super::read_band(p, b"II*\0garbage".to_vec())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("plain.tif"), "{e}");
+    }
+}

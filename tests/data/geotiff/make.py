@@ -1,0 +1,75 @@
+"""Writes the GeoTIFF test maps with rasterio (GDAL's GeoTIFF writer and PROJ's
+projection): python3 tests/data/geotiff/make.py
+
+classes.tif: 80 x 60 cells of 0.5 m (40 m x 30 m) in UTM zone 15N (EPSG:32615), its
+  upper-left corner at (500000, 4983000), uint8 with LZW: field (7) but for a gravel lane
+  (3) from northing 4982980 to 4982984 and a barn (obstacle, 9) from easting 500030 to
+  500034, northing 4982986 to 4982990.
+elevation.tif: 16 x 12 cells of 2.5 m over the same ground, float32 with deflate, 250 m
+  rising 0.1 m a metre to the east, nodata (-9999) in its north-west cell.
+point.tif: classes.tif written as PixelIsPoint (AREA_OR_POINT=Point): GDAL moves its tie
+  point to the upper-left pixel's centre; the place is the same.
+lonlat.tif: a class raster in EPSG:4326 (degrees), which acres refuses.
+map.json: a manifest naming classes.tif and elevation.tif with their legend.
+route_lonlat.geojson: a route along the lane's centre line (northing 4982982) from easting
+  500002 to 500038, as WGS84 longitude and latitude from PROJ; route_utm.txt the UTM
+  points it came from, one "easting northing" a line.
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+import rasterio
+from rasterio.transform import from_origin
+from rasterio.warp import transform as warp
+
+here = Path(__file__).parent
+crs = "EPSG:32615"
+x0, y0, res = 500000.0, 4983000.0, 0.5
+w, h = 80, 60
+cls = np.full((h, w), 7, np.uint8)
+for j in range(h):
+    for i in range(w):
+        x, y = x0 + (i + 0.5) * res, y0 - (j + 0.5) * res
+        if 4982980 <= y <= 4982984:
+            cls[j, i] = 3
+        if 500030 <= x <= 500034 and 4982986 <= y <= 4982990:
+            cls[j, i] = 9
+profile = dict(driver="GTiff", width=w, height=h, count=1, dtype="uint8", crs=crs,
+               transform=from_origin(x0, y0, res, res), compress="lzw")
+with rasterio.open(here / "classes.tif", "w", **profile) as ds:
+    ds.write(cls, 1)
+with rasterio.open(here / "point.tif", "w", **profile) as ds:
+    ds.update_tags(AREA_OR_POINT="Point")
+    ds.write(cls, 1)
+
+ew, eh, eres = 16, 12, 2.5
+elev = np.zeros((eh, ew), np.float32)
+for j in range(eh):
+    for i in range(ew):
+        elev[j, i] = 250.0 + 0.1 * (i + 0.5) * eres
+elev[0, 0] = -9999.0
+with rasterio.open(here / "elevation.tif", "w", driver="GTiff", width=ew, height=eh, count=1,
+                   dtype="float32", crs=crs, transform=from_origin(x0, y0, eres, eres),
+                   nodata=-9999.0, compress="deflate") as ds:
+    ds.write(elev, 1)
+
+with rasterio.open(here / "lonlat.tif", "w", driver="GTiff", width=4, height=4, count=1,
+                   dtype="uint8", crs="EPSG:4326",
+                   transform=from_origin(-93.0, 45.0, 1e-5, 1e-5)) as ds:
+    ds.write(np.full((4, 4), 3, np.uint8), 1)
+
+legend = {"3": "gravel", "7": "field", "9": "obstacle"}
+(here / "map.json").write_text(json.dumps(
+    {"name": "utm-lane", "image": "classes.tif", "legend": legend,
+     "elevation": {"image": "elevation.tif"}}, indent=1) + "\n")
+
+xs = [500002.0 + 2.0 * k for k in range(19)]
+ys = [4982982.0] * len(xs)
+lons, lats = warp(crs, "EPSG:4326", xs, ys)
+(here / "route_utm.txt").write_text("".join(f"{x!r} {y!r}\n" for x, y in zip(xs, ys)))
+route = {"type": "Feature",
+         "properties": {"name": "lane, lon/lat", "speed_mps": 3.0, "class": "gravel"},
+         "geometry": {"type": "LineString",
+                      "coordinates": [[lo, la] for lo, la in zip(lons, lats)]}}
+(here / "route_lonlat.geojson").write_text(json.dumps(route, indent=1) + "\n")
