@@ -30,9 +30,10 @@ enum Sub {
 /// Write a corridor in the formats other tools read.
 ///
 /// --geotiff: d_c as a float32 GeoTIFF (one band, the georeference as pixel scale and
-/// tie point, no CRS, excluded cells as nodata -9999) that GDAL, QGIS and rasterio open at
-/// the corridor's place. --nav2: a nav2 keepout filter mask, a map_server YAML (trinary)
-/// and a PGM of the same name beside it: free inside the corridor, occupied outside.
+/// tie point, the map's CRS where it names one, excluded cells as nodata -9999) that GDAL,
+/// QGIS and rasterio open at the corridor's place. --nav2: a nav2 keepout filter mask, a
+/// map_server YAML (trinary, with acres_crs where the map has a CRS) and a PGM of the
+/// same name beside it: free inside the corridor, occupied outside.
 #[derive(Debug, clap::Args)]
 struct ExportArgs {
     /// The corridor file.
@@ -61,11 +62,12 @@ struct ExportArgs {
 /// atomically.
 #[derive(Debug, clap::Args)]
 struct BuildArgs {
-    /// The map: a manifest (JSON) or a ROS map_server YAML; default: the shipped farm map
-    /// (data/maps/farm/farm.json).
+    /// The map: a manifest (JSON), a ROS map_server YAML or a class GeoTIFF; default: the
+    /// shipped farm map (data/maps/farm/farm.json).
     #[arg(long, value_name = "FILE")]
     map: Option<PathBuf>,
-    /// The route (acres route JSON or GeoJSON); default: the shipped
+    /// The route (acres route JSON or GeoJSON; a GeoJSON in longitude and latitude is
+    /// projected onto the map's CRS); default: the shipped
     /// data/routes/farm_yard_to_east_lane.json.
     #[arg(long, value_name = "FILE")]
     route: Option<PathBuf>,
@@ -101,8 +103,8 @@ struct QueryArgs {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
     /// Compare the corridor's recorded map hash with this map (a manifest, a map_server
-    /// YAML, or `farm`):
-    /// a warning on stderr where the map has changed since the build.
+    /// YAML, a class GeoTIFF, or `farm`): a warning on stderr where the map has changed
+    /// since the build.
     #[arg(long, value_name = "MAP")]
     map: Option<String>,
 }
@@ -153,7 +155,7 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         None => Map::builtin_farm(),
     };
     let route = match &a.route {
-        Some(p) => Path::load(p)?,
+        Some(p) => Path::load_on(p, map.crs)?,
         None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
     output::check_output_dir(&a.out)?;
@@ -304,6 +306,8 @@ struct Info {
     map_sha256: Option<String>,
     route_sha256: Option<String>,
     config_sha256: Option<String>,
+    /// The map's projected CRS (`EPSG:<code>`), null where it names none.
+    crs: Option<String>,
 }
 
 fn info(a: InfoArgs) -> anyhow::Result<()> {
@@ -317,11 +321,7 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         .collect();
     let i = Info {
         file: a.file.display().to_string(),
-        version: if c.provenance.is_some() {
-            acres::formats::corridor_file::VERSION
-        } else {
-            1
-        },
+        version: acres::formats::corridor_file::version_of(&a.file)?,
         map: c.map.clone(),
         route: c.route.clone(),
         width: g.width,
@@ -338,6 +338,7 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         map_sha256: c.provenance.map(|p| Provenance::hex(&p.map)),
         route_sha256: c.provenance.map(|p| Provenance::hex(&p.route)),
         config_sha256: c.provenance.map(|p| Provenance::hex(&p.config)),
+        crs: c.crs.map(|c| c.to_string()),
     };
     if a.format == "json" {
         return output::print_json(&i);
@@ -347,6 +348,7 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         vec!["format version".into(), i.version.to_string()],
         vec!["map".into(), i.map],
         vec!["route".into(), i.route],
+        vec!["CRS".into(), i.crs.clone().unwrap_or("none".into())],
         vec!["cells".into(), format!("{} × {}", i.width, i.height)],
         vec!["resolution".into(), format!("{} m", i.resolution_m)],
         vec![

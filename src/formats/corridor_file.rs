@@ -1,15 +1,16 @@
-//! The corridor file (`.acor`), version 2, all numbers little-endian:
+//! The corridor file (`.acor`), version 3, all numbers little-endian:
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 8 | magic `ACRESCOR` |
-//! | 4 | version, u32 (2; version 1 files, without the hashes, are read too) |
+//! | 4 | version, u32 (3; versions 1, without the hashes, and 2, without the CRS, are read too) |
 //! | 4, 4 | width, height, u32 (cells) |
 //! | 8 | resolution, f64 (m) |
 //! | 8, 8 | origin x, y of the lower-left corner, f64 (m) |
 //! | 4 + n | the map's name: length u32, UTF-8 |
 //! | 4 + n | the route's name: length u32, UTF-8 |
 //! | 32, 32, 32 | SHA-256 of the map's classes, the route's points, the corridor config (version 2) |
+//! | 4 | the EPSG code of the map's projected CRS, u32, 0 for none (version 3) |
 //! | 4 × width × height | `d_c`, f32, row 0 the north edge |
 //! | 4 | CRC-32 (IEEE) of every byte before it |
 
@@ -19,8 +20,8 @@ use std::path::Path as FsPath;
 
 /// The magic of a corridor file.
 pub const MAGIC: &[u8; 8] = b"ACRESCOR";
-/// The version this library writes; it reads it and version 1.
-pub const VERSION: u32 = 2;
+/// The version this library writes; it reads it and versions 1 and 2.
+pub const VERSION: u32 = 3;
 
 /// An error of reading a corridor file; it names the file and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -33,7 +34,7 @@ pub enum CorridorFileError {
     },
     #[error("{0}: not a corridor file (bad magic)")]
     Magic(String),
-    #[error("{file}: version {found}, this acres reads versions 1 and {VERSION}")]
+    #[error("{file}: version {found}, this acres reads versions 1 to {VERSION}")]
     Version { file: String, found: u32 },
     #[error("{file}: truncated: {len} bytes, the header asks for {want}")]
     Truncated {
@@ -72,6 +73,8 @@ impl Corridor {
         for h in [p.map, p.route, p.config] {
             b.extend_from_slice(&h);
         }
+        let epsg = self.crs.map_or(0, |c| c.epsg() as u32);
+        b.extend_from_slice(&epsg.to_le_bytes());
         for c in &g.cells {
             b.extend_from_slice(&c.to_le_bytes());
         }
@@ -88,7 +91,7 @@ impl Corridor {
         }
         r.at = 8;
         let version = r.u32()?;
-        if version != VERSION && version != 1 {
+        if !(1..=VERSION).contains(&version) {
             return Err(CorridorFileError::Version {
                 file: file.to_string(),
                 found: version,
@@ -112,6 +115,13 @@ impl Corridor {
         } else {
             None
         };
+        let crs = match if version >= 3 { r.u32()? } else { 0 } {
+            0 => None,
+            code => Some(
+                crate::ground::Crs::from_epsg(code)
+                    .map_err(|m| r.header(format!("the CRS: {m}")))?,
+            ),
+        };
         let cells = r.cells(width, height)?;
         if !(res.is_finite() && res > 0.0 && ox.is_finite() && oy.is_finite()) {
             return Err(r.header("the resolution or the origin is not a number".into()));
@@ -130,6 +140,7 @@ impl Corridor {
             map,
             route,
             provenance,
+            crs,
         })
     }
 
@@ -152,6 +163,24 @@ impl Corridor {
         })?;
         Corridor::from_bytes(&file, &b)
     }
+}
+
+/// The format version of a corridor file, from its first 12 bytes.
+pub fn version_of(path: &FsPath) -> Result<u32, CorridorFileError> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    let io = |source| CorridorFileError::Io {
+        file: file.clone(),
+        source,
+    };
+    let mut head = [0u8; 12];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .map_err(io)?;
+    if &head[..8] != MAGIC {
+        return Err(CorridorFileError::Magic(file));
+    }
+    Ok(u32::from_le_bytes([head[8], head[9], head[10], head[11]]))
 }
 
 /// A cursor over the bytes of a corridor file that names the file in its errors.

@@ -19,8 +19,9 @@ pub struct ExportError {
 
 /// The corridor's `d_c` as a float32 GeoTIFF: one band, row 0 the north edge, the
 /// georeference as a pixel scale and a tie point at the upper-left corner (GeoTIFF 1.1,
-/// raster type PixelIsArea), no CRS (the map has none), cells with `d_c ≤ 0` as nodata
-/// (GDAL's `GDAL_NODATA` tag). GDAL, QGIS and rasterio open it at the corridor's place.
+/// raster type PixelIsArea), the map's projected CRS where it has one
+/// (ProjectedCSTypeGeoKey), cells with `d_c ≤ 0` as nodata (GDAL's `GDAL_NODATA` tag).
+/// GDAL, QGIS and rasterio open it at the corridor's place.
 pub fn corridor_geotiff(c: &Corridor) -> Result<Vec<u8>, ExportError> {
     let e = |m: tiff::TiffError| ExportError {
         what: "GeoTIFF",
@@ -49,8 +50,7 @@ pub fn corridor_geotiff(c: &Corridor) -> Result<Vec<u8>, ExportError> {
         &[0.0, 0.0, 0.0, g.origin_m[0], top, 0.0][..],
     )
     .map_err(e)?;
-    // GeoKey directory, version 1.1.0, one key: GTRasterTypeGeoKey (1025) = PixelIsArea.
-    enc.write_tag(Tag::GeoKeyDirectoryTag, &[1u16, 1, 0, 1, 1025, 0, 1, 1][..])
+    enc.write_tag(Tag::GeoKeyDirectoryTag, &geo_keys(c)[..])
         .map_err(e)?;
     enc.write_tag(Tag::GdalNodata, &*format!("{NODATA}"))
         .map_err(e)?;
@@ -58,9 +58,27 @@ pub fn corridor_geotiff(c: &Corridor) -> Result<Vec<u8>, ExportError> {
     Ok(out.into_inner())
 }
 
+/// The GeoKey directory (version 1.1.0): GTRasterTypeGeoKey (1025) = PixelIsArea and,
+/// where the corridor has a CRS, GTModelTypeGeoKey (1024) = projected and
+/// ProjectedCSTypeGeoKey (3072) = its EPSG code, the keys sorted as the format asks.
+fn geo_keys(c: &Corridor) -> Vec<u16> {
+    let mut keys = Vec::new();
+    if c.crs.is_some() {
+        keys.push([1024, 0, 1, 1]);
+    }
+    keys.push([1025, 0, 1, 1]);
+    if let Some(crs) = c.crs {
+        keys.push([3072, 0, 1, crs.epsg()]);
+    }
+    let mut dir = vec![1, 1, 0, keys.len() as u16];
+    dir.extend(keys.into_iter().flatten());
+    dir
+}
+
 /// A nav2 keepout filter mask of the corridor: a map_server YAML (trinary, the
-/// corridor's origin and resolution) naming `pgm_name`, and the PGM: 254 (free) inside
-/// the corridor (`d_c > 0`), 0 (occupied: keep out) elsewhere.
+/// corridor's origin and resolution, and `acres_crs` where it has a CRS) naming `pgm_name`,
+/// and the PGM: 254 (free) inside the corridor (`d_c > 0`), 0 (occupied: keep out)
+/// elsewhere.
 pub fn nav2_mask(c: &Corridor, pgm_name: &str) -> Result<(String, Vec<u8>), ExportError> {
     let g = &c.grid;
     let pixels: Vec<u8> = g
@@ -88,10 +106,13 @@ pub fn nav2_mask(c: &Corridor, pgm_name: &str) -> Result<(String, Vec<u8>), Expo
             what: "nav2 mask",
             message: m.to_string(),
         })?;
-    let yaml = format!(
+    let mut yaml = format!(
         "image: {pgm_name}\nmode: trinary\nresolution: {}\norigin: [{}, {}, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n",
         g.resolution_m, g.origin_m[0], g.origin_m[1]
     );
+    if let Some(crs) = c.crs {
+        yaml.push_str(&format!("acres_crs: {crs}\n"));
+    }
     Ok((yaml, pgm))
 }
 
@@ -126,6 +147,28 @@ mod tests {
             assert_eq!(a, want, "cell {k}");
         }
         assert_eq!(cells[0], NODATA);
+    }
+
+    /// With a CRS, the GeoTIFF names it, and reads back as a map band in the same place
+    /// and CRS; the nav2 mask's YAML carries it too.
+    #[test]
+    fn the_crs_goes_out_with_the_exports() {
+        let mut c = corridor();
+        c.crs = Some(crate::ground::Crs::parse("EPSG:32633").unwrap());
+        let band = crate::formats::geotiff::read_band(
+            std::path::Path::new("c.tif"),
+            corridor_geotiff(&c).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(band.crs, c.crs);
+        assert_eq!(band.grid.origin_m, c.grid.origin_m);
+        assert_eq!(band.nodata, Some(NODATA as f64));
+        let (yaml, pgm) = nav2_mask(&c, "mask.pgm").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("mask.yaml"), &yaml).unwrap();
+        std::fs::write(dir.path().join("mask.pgm"), &pgm).unwrap();
+        let m = crate::ground::Map::load(&dir.path().join("mask.yaml")).unwrap();
+        assert_eq!(m.crs, c.crs);
     }
 
     /// The corridor image's world file puts its upper-left pixel's centre half a pixel

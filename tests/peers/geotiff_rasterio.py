@@ -20,6 +20,10 @@ with rasterio.open(tif) as ds:
     res, (x0, y0) = info["resolution_m"], info["origin_m"]
     assert (ds.width, ds.height) == (info["width"], info["height"]), (ds.width, ds.height)
     assert ds.dtypes[0] == "float32" and ds.nodata == -9999.0
+    want_crs = info["crs"]
+    epsg = ds.crs.to_epsg() if ds.crs else None  # a map without a CRS: GDAL's LOCAL_CS
+    got_crs = f"EPSG:{epsg}" if epsg else None
+    assert got_crs == want_crs, (got_crs, want_crs)
     b = ds.bounds
     assert abs(b.left - x0) < 1e-9 and abs(b.bottom - y0) < 1e-9, b
     assert abs(b.right - (x0 + ds.width * res)) < 1e-6, b
@@ -28,4 +32,5 @@ with rasterio.open(tif) as ds:
     inside = (band != ds.nodata).sum()
     assert inside == info["corridor_cells"], (inside, info["corridor_cells"])
     print(f"rasterio {rasterio.__version__} (GDAL {rasterio.__gdal_version__}): "
-          f"{ds.width} x {ds.height} at {b}, {inside} corridor cells: as the corridor file says")
+          f"{ds.width} x {ds.height} at {b} in {got_crs}, {inside} corridor cells: "
+          "as the corridor file says")

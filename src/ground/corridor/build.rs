@@ -83,6 +83,7 @@ pub fn build_limited(
         map: map.name.clone(),
         route: path.name().to_string(),
         provenance: Some(super::raster::Provenance::of(map, path, cfg)),
+        crs: map.crs,
     })
 }
 

@@ -13,6 +13,8 @@ pub struct Corridor {
     pub route: String,
     /// Hashes of what it was built from (none in a version 1 file).
     pub provenance: Option<Provenance>,
+    /// The map's projected CRS, where it names one (none before version 3).
+    pub crs: Option<crate::ground::Crs>,
 }
 
 /// SHA-256 hashes of a corridor's inputs: the map's classes (names, grid and cells), the
@@ -229,6 +231,7 @@ impl Corridor {
             map: "synthetic".into(),
             route: "synthetic".into(),
             provenance: None,
+            crs: None,
         }
     }
 }
@@ -253,6 +256,7 @@ mod tests {
             map: "test map".into(),
             route: "test route".into(),
             provenance: None,
+            crs: None,
         }
     }
 
@@ -367,7 +371,7 @@ mod tests {
     }
 
     /// A built corridor records the hashes of its inputs; they survive the file, change
-    /// with a map cell or a route point, and a version 1 file (no hashes) still loads.
+    /// with a map cell or a route point, and older files (without them) still load.
     #[test]
     fn provenance_is_recorded_compared_and_optional() {
         use crate::chain::path::Path;
@@ -397,16 +401,40 @@ mod tests {
         assert_eq!(route_hash(&Path::new("same", &pts).unwrap()), p.route);
         pts[7].x += 0.01;
         assert_ne!(route_hash(&Path::new("moved", &pts).unwrap()), p.route);
-        // The same corridor as a version 1 file: no hashes, the same cells.
-        let v2 = c.to_bytes();
+        // The same corridor as a version 2 file (no CRS) and a version 1 file (no hashes
+        // either): the same cells.
+        let v3 = c.to_bytes();
         let names = 8 + 4 + 8 + 24 + 8 + c.map.len() + c.route.len();
-        let mut v1 = v2[..names].to_vec();
-        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
-        v1.extend_from_slice(&v2[names + 96..v2.len() - 4]);
-        let crc = crc32fast::hash(&v1);
-        v1.extend_from_slice(&crc.to_le_bytes());
-        let old = Corridor::from_bytes("old.acor", &v1).unwrap();
-        assert_eq!((old.provenance, &old.grid), (None, &c.grid));
+        let older = |version: u32, keep: usize| {
+            let mut b = v3[..names + keep].to_vec();
+            b[8..12].copy_from_slice(&version.to_le_bytes());
+            b.extend_from_slice(&v3[names + 100..v3.len() - 4]);
+            let crc = crc32fast::hash(&b);
+            b.extend_from_slice(&crc.to_le_bytes());
+            Corridor::from_bytes("old.acor", &b).unwrap()
+        };
+        let v2 = older(2, 96);
+        assert_eq!((v2.provenance, v2.crs, &v2.grid), (Some(p), None, &c.grid));
+        let v1 = older(1, 0);
+        assert_eq!((v1.provenance, &v1.grid), (None, &c.grid));
+    }
+
+    /// The map's CRS travels through the file; an unknown code in a file is refused.
+    #[test]
+    fn the_crs_survives_the_file() {
+        let mut c = corridor_of(4, 3, &[false; 12], 0.5);
+        c.crs = Some(crate::ground::Crs::parse("EPSG:32615").unwrap());
+        let b = c.to_bytes();
+        assert_eq!(Corridor::from_bytes("c.acor", &b).unwrap().crs, c.crs);
+        let at = b.len() - 4 - 12 * 4 - 4;
+        let mut bad = b[..b.len() - 4].to_vec();
+        bad[at..at + 4].copy_from_slice(&4326u32.to_le_bytes());
+        let crc = crc32fast::hash(&bad);
+        bad.extend_from_slice(&crc.to_le_bytes());
+        let e = Corridor::from_bytes("c.acor", &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("c.acor") && e.contains("EPSG:4326"), "{e}");
     }
 
     #[test]
@@ -437,11 +465,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("corrupted"), "{e}");
-        let mut v3 = b.clone();
-        v3[8] = 3;
-        let e = Corridor::from_bytes("c.acor", &v3).unwrap_err().to_string();
+        let mut v4 = b.clone();
+        v4[8] = 4;
+        let e = Corridor::from_bytes("c.acor", &v4).unwrap_err().to_string();
         assert!(
-            e.contains("version 3") && e.contains("versions 1 and 2"),
+            e.contains("version 4") && e.contains("versions 1 to 3"),
             "{e}"
         );
         let e = Corridor::from_bytes("c.acor", b"PNG....")
