@@ -34,11 +34,12 @@ enum Sub {
 /// points with a fail or a note (--all: every point). Exit status 3 when a point fails.
 #[derive(Debug, clap::Args)]
 struct CheckArgs {
-    /// The route (acres route JSON or GeoJSON, or a shipped route's name).
+    /// The route (acres route JSON or GeoJSON, or a shipped route's name); a GeoJSON in
+    /// longitude and latitude is projected onto the CRS of --map or --corridor.
     #[arg(value_name = "ROUTE")]
     route: PathBuf,
-    /// Build the corridor on this map (a manifest, a ROS map_server YAML, or `farm` for
-    /// the shipped map) and check the clearance along the route.
+    /// Build the corridor on this map (a manifest, a ROS map_server YAML, a class GeoTIFF,
+    /// or `farm` for the shipped map) and check the clearance along the route.
     #[arg(long, value_name = "MAP", conflicts_with = "corridor")]
     map: Option<String>,
     /// Check the clearance in this corridor file instead of building one.
@@ -62,18 +63,18 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
     }
 }
 
-fn load_route(p: &std::path::Path) -> anyhow::Result<Path> {
+/// A route file, or a shipped route by name; a route on the Earth is placed on `crs`.
+fn load_route(p: &std::path::Path, crs: Option<acres::ground::Crs>) -> anyhow::Result<Path> {
     if !p.exists() {
         if let Some(r) = p.to_str().and_then(Path::builtin) {
             return Ok(r);
         }
     }
-    Ok(Path::load(p)?)
+    Ok(Path::load_on(p, crs)?)
 }
 
 fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {
     let config = global.load_config()?;
-    let route = load_route(&a.route)?;
     let format = match &a.plot {
         Some(p) => {
             output::check_output_dir(p)?;
@@ -81,18 +82,18 @@ fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {
         }
         None => None,
     };
-    let corridor: Option<Corridor> = match (&a.corridor, &a.map) {
-        (Some(f), _) => Some(Corridor::load(f)?),
+    let (route, corridor) = match (&a.corridor, &a.map) {
+        (Some(f), _) => {
+            let c = Corridor::load(f)?;
+            (load_route(&a.route, c.crs)?, Some(c))
+        }
         (None, Some(m)) => {
             let map = Map::load_named(m)?;
-            Some(corridor::build(
-                &map,
-                &route,
-                &config.control.corridor,
-                |_| {},
-            )?)
+            let route = load_route(&a.route, map.crs)?;
+            let c = corridor::build(&map, &route, &config.control.corridor, |_| {})?;
+            (route, Some(c))
         }
-        (None, None) => None,
+        (None, None) => (load_route(&a.route, None)?, None),
     };
     let report = route_check::check(&config, &route, corridor.as_ref());
     if let (Some(p), Some(f)) = (&a.plot, format) {

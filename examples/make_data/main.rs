@@ -142,8 +142,10 @@ fn routes() {
         .map(|i| vec![lane.point(i).x, lane.point(i).y])
         .collect();
     let speeds: Vec<f64> = (0..lane.len()).map(|i| lane.speed(i)).collect();
+    // Map metres, not RFC 7946's longitude and latitude: the 2008 `crs` member says so.
     let gj = serde_json::json!({
         "type": "Feature",
+        "crs": {"type": "name", "properties": {"name": "acres:map"}},
         "geometry": {"type": "LineString", "coordinates": coords},
         "properties": {"name": "Straight gravel lane, 300 m east", "speed_mps": speeds, "class": "gravel", "direction": "forward"}
     });

@@ -526,6 +526,7 @@ pub(crate) mod tests {
     #[test]
     fn geojson_with_per_point_and_shared_properties() {
         let text = r#"{"type": "Feature",
+            "crs": {"type": "name", "properties": {"name": "acres:map"}},
             "geometry": {"type": "LineString", "coordinates": [[0, 0], [5, 0], [10, 1]]},
             "properties": {"speed_mps": [3, 4, 0], "class": "gravel",
                            "direction": ["forward", "forward", "forward"]}}"#;

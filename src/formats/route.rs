@@ -3,11 +3,15 @@
 //!   "direction"}, ...]}`;
 //! - a GeoJSON `Feature` (or a `FeatureCollection` holding one) with a `LineString`
 //!   geometry; its properties `speed_mps`, `class` and `direction` are either one value
-//!   for every point or an array with one value per point.
+//!   for every point or an array with one value per point. Its coordinates are WGS84
+//!   longitude and latitude (RFC 7946), projected onto a map's CRS ([`Crs`]), unless a
+//!   2008-style `crs` member names another frame: `acres:map` (the map's own metres) or a
+//!   projected `EPSG:<code>`.
 //!
 //! The shipped routes of `data/routes/` are built into the binary.
 
 use crate::chain::path::{Direction, Path, PathError, PathPoint};
+use crate::ground::Crs;
 use serde::{Deserialize, Serialize};
 use std::path::Path as FsPath;
 
@@ -23,14 +27,21 @@ pub struct RouteFile {
 }
 
 impl Path {
-    /// Reads a path from a route file (acres JSON or GeoJSON).
+    /// Reads a path from a route file (acres JSON, or GeoJSON in the map's own metres).
+    /// A GeoJSON route on the Earth needs its map's CRS: see [`Path::load_on`].
     pub fn load(path: &FsPath) -> Result<Path, PathError> {
+        Path::load_on(path, None)
+    }
+
+    /// Reads a path from a route file, placing a GeoJSON route in longitude and latitude (or
+    /// another projected CRS) on a map whose CRS is `map_crs`.
+    pub fn load_on(path: &FsPath, map_crs: Option<Crs>) -> Result<Path, PathError> {
         let label = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| PathError {
             file: label.clone(),
             message: e.to_string(),
         })?;
-        Path::from_json_str(&label, &text)
+        Path::from_json_str_on(&label, &text, map_crs)
     }
 
     /// The names of the shipped routes of `data/routes/`, built into the binary.
@@ -82,6 +93,15 @@ impl Path {
 
     /// Parses a route text; `label` names it in errors.
     pub fn from_json_str(label: &str, text: &str) -> Result<Path, PathError> {
+        Path::from_json_str_on(label, text, None)
+    }
+
+    /// Parses a route text, placing GeoJSON coordinates on a map whose CRS is `map_crs`.
+    pub fn from_json_str_on(
+        label: &str,
+        text: &str,
+        map_crs: Option<Crs>,
+    ) -> Result<Path, PathError> {
         let err = |message: String| PathError {
             file: label.to_string(),
             message,
@@ -89,7 +109,9 @@ impl Path {
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
         if value.get("type").is_some() {
-            let points = geojson_points(&value).map_err(err)?;
+            let mut points = geojson_points(&value).map_err(err)?;
+            let frame = frame_of(&value).map_err(err)?;
+            place(&mut points, frame, map_crs).map_err(err)?;
             return Path::new(label, &points);
         }
         let de = &mut serde_json::Deserializer::from_str(text);
@@ -100,6 +122,71 @@ impl Path {
         })?;
         Path::new(label, &file.points)
     }
+}
+
+/// The frame of a GeoJSON route's coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// WGS84 longitude and latitude in degrees: RFC 7946's only frame, so a file without a
+    /// `crs` member is in it.
+    LonLat,
+    /// The map's own metres (`"crs": {"type": "name", "properties": {"name": "acres:map"}}`).
+    Map,
+    /// A projected CRS (`EPSG:<code>` or its URN).
+    Projected(Crs),
+}
+
+/// The frame a GeoJSON object's `crs` member (GeoJSON 2008, kept by many tools) names.
+pub fn frame_of(value: &serde_json::Value) -> Result<Frame, String> {
+    let Some(crs) = value.get("crs") else {
+        return Ok(Frame::LonLat);
+    };
+    let name = crs
+        .get("properties")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .ok_or("the `crs` member must be {\"type\": \"name\", \"properties\": {\"name\": ...}}")?;
+    let lower = name.to_ascii_lowercase();
+    if lower == "acres:map" {
+        return Ok(Frame::Map);
+    }
+    if lower.ends_with("crs84") || Crs::parse(name).is_err() && lower.ends_with("4326") {
+        return Ok(Frame::LonLat);
+    }
+    Crs::parse(name)
+        .map(Frame::Projected)
+        .map_err(|e| format!("the `crs` member: {e}"))
+}
+
+/// Moves the points from their frame into the map's metres: longitude and latitude are
+/// projected onto the map's CRS, another projected CRS is converted to it; a route on the
+/// Earth with a map of no CRS is refused, never read as metres.
+fn place(points: &mut [PathPoint], frame: Frame, map_crs: Option<Crs>) -> Result<(), String> {
+    let xy: Vec<(f64, f64)> = points.iter().map(|p| (p.x, p.y)).collect();
+    let moved = match (frame, map_crs) {
+        (Frame::Map, _) => return Ok(()),
+        (Frame::LonLat, Some(crs)) => crs.from_lon_lat(&xy)?,
+        (Frame::Projected(from), Some(crs)) => crs.from_crs(from, &xy)?,
+        (Frame::LonLat, None) => {
+            return Err(
+                "the route is in WGS84 longitude and latitude (a GeoJSON without a \
+                        `crs` member, RFC 7946) and its map names no CRS to project it onto: \
+                        give a map with one (a GeoTIFF, or a manifest's `crs`), or, for a route \
+                        in the map's own metres, add \"crs\": {\"type\": \"name\", \
+                        \"properties\": {\"name\": \"acres:map\"}}"
+                    .into(),
+            );
+        }
+        (Frame::Projected(from), None) => {
+            return Err(format!(
+                "the route is in {from} and its map names no CRS to convert it to"
+            ));
+        }
+    };
+    for (p, (x, y)) in points.iter_mut().zip(moved) {
+        (p.x, p.y) = (x, y);
+    }
+    Ok(())
 }
 
 /// The points of a GeoJSON LineString feature with per-point or per-feature properties.
@@ -169,4 +256,112 @@ fn geojson_points(value: &serde_json::Value) -> Result<Vec<PathPoint>, String> {
         });
     }
     Ok(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn data(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/geotiff")
+            .join(name)
+    }
+
+    /// The route PROJ wrote as longitude and latitude (tests/data/geotiff/make.py) lands on
+    /// the UTM points it came from, to a millimetre, on a map in UTM zone 15N.
+    #[test]
+    fn a_lon_lat_route_is_projected_onto_the_maps_crs() {
+        let crs = Crs::parse("EPSG:32615").ok();
+        let p = Path::load_on(&data("route_lonlat.geojson"), crs).unwrap();
+        let want: Vec<(f64, f64)> = std::fs::read_to_string(data("route_utm.txt"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Vec<f64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+                (v[0], v[1])
+            })
+            .collect();
+        assert_eq!(p.len(), want.len());
+        for (i, (x, y)) in want.iter().enumerate() {
+            let q = p.point(i);
+            assert!(
+                (q.x - x).abs() < 1e-3 && (q.y - y).abs() < 1e-3,
+                "{i}: {q:?}"
+            );
+        }
+    }
+
+    /// Degrees are never read as metres: without a map CRS the route is refused, and a
+    /// GeoJSON in metres without its `crs` member is caught as no longitude and latitude.
+    #[test]
+    fn a_route_on_the_earth_without_a_map_crs_is_refused() {
+        let e = Path::load(&data("route_lonlat.geojson"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("route_lonlat.geojson")
+                && e.contains("longitude")
+                && e.contains("acres:map"),
+            "{e}"
+        );
+        let metres = r#"{"type": "Feature", "properties": {"speed_mps": 2.0},
+            "geometry": {"type": "LineString", "coordinates": [[10, 0], [300, 0]]}}"#;
+        let crs = Crs::parse("EPSG:32615").ok();
+        let e = Path::from_json_str_on("m.geojson", metres, crs)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("m.geojson") && e.contains("point 1") && e.contains("not a longitude"),
+            "{e}"
+        );
+        // Its crs member says map metres: read as they are, with or without a map CRS.
+        let v: serde_json::Value = serde_json::from_str(metres).unwrap();
+        let mut v = v.as_object().unwrap().clone();
+        v.insert(
+            "crs".into(),
+            serde_json::json!({"type": "name", "properties": {"name": "acres:map"}}),
+        );
+        let text = serde_json::Value::Object(v).to_string();
+        for c in [None, crs] {
+            let p = Path::from_json_str_on("m.geojson", &text, c).unwrap();
+            assert_eq!((p.point(1).x, p.point(1).y), (300.0, 0.0));
+        }
+    }
+
+    /// A route in another projected CRS (UTM 16N) is converted to the map's (15N), and
+    /// the frames' names are read in their usual spellings.
+    #[test]
+    fn a_route_in_another_crs_is_converted_and_frames_are_named() {
+        let z15 = Crs::parse("EPSG:32615").unwrap();
+        let z16 = Crs::parse("EPSG:32616").unwrap();
+        let a = z16.from_lon_lat(&[(-92.0, 45.0), (-91.99, 45.0)]).unwrap();
+        let text = serde_json::json!({"type": "Feature",
+            "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::32616"}},
+            "properties": {"speed_mps": 2.0},
+            "geometry": {"type": "LineString", "coordinates": [[a[0].0, a[0].1], [a[1].0, a[1].1]]}})
+        .to_string();
+        let p = Path::from_json_str_on("r.geojson", &text, Some(z15)).unwrap();
+        let direct = z15.from_lon_lat(&[(-92.0, 45.0)]).unwrap()[0];
+        assert!((p.point(0).x - direct.0).abs() < 1e-3 && (p.point(0).y - direct.1).abs() < 1e-3);
+        let e = Path::from_json_str("r.geojson", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("EPSG:32616") && e.contains("no CRS"), "{e}");
+        let name =
+            |n: &str| serde_json::json!({"crs": {"type": "name", "properties": {"name": n}}});
+        assert_eq!(
+            frame_of(&name("urn:ogc:def:crs:OGC:1.3:CRS84")),
+            Ok(Frame::LonLat)
+        );
+        assert_eq!(frame_of(&name("EPSG:4326")), Ok(Frame::LonLat));
+        assert_eq!(frame_of(&name("acres:map")), Ok(Frame::Map));
+        assert!(
+            frame_of(&name("EPSG:99999"))
+                .unwrap_err()
+                .contains("not known")
+        );
+        assert_eq!(frame_of(&serde_json::json!({})), Ok(Frame::LonLat));
+    }
 }

@@ -2,7 +2,7 @@
 //! (docs/formats.md "Scenarios"): the ground, an optional map, the route, the obstacles,
 //! the start and the duration. Parsing is strict; errors name the file and the key.
 
-use crate::chain::path::Path;
+use crate::chain::path::{Path, PathError};
 use crate::formats::route::RouteFile;
 use crate::ground::Map;
 use crate::plant::actors::ActorSpec;
@@ -162,7 +162,7 @@ impl Scenario {
             }),
             RouteRef::Name(n) => {
                 if let Some(p) = dir.map(|d| d.join(n)).filter(|p| p.exists()) {
-                    return Ok(Path::load(&p)?);
+                    return Path::load(&p).or_else(|e| self.route_on_map(&p, e));
                 }
                 Path::builtin(n).ok_or_else(|| ScenarioError::Key {
                     file: self.file.clone(),
@@ -174,6 +174,19 @@ impl Scenario {
 }
 
 impl Scenario {
+    /// A route that did not load in map metres, tried again on the scenario's map's CRS
+    /// (a GeoJSON route on the Earth); without a map, or where that fails too, the error.
+    fn route_on_map(&self, p: &std::path::Path, first: PathError) -> Result<Path, ScenarioError> {
+        let Some(name) = &self.map else {
+            return Err(first.into());
+        };
+        let map = self.load_map(name)?;
+        match map.crs {
+            Some(crs) => Ok(Path::load_on(p, Some(crs))?),
+            None => Err(first.into()),
+        }
+    }
+
     /// The scenario of a file, with its directory for the files it names; without a file
     /// the built-in default (the reference's opening figure).
     pub fn load(file: Option<&std::path::Path>) -> Result<Scenario, ScenarioError> {

@@ -247,3 +247,50 @@ fn export_writes_the_geotiff_and_the_nav2_mask() {
     assert_eq!(code, 1);
     assert!(err.contains("does not exist"), "{err}");
 }
+
+/// A GeoTIFF map in UTM (written by rasterio) with a route in longitude and latitude:
+/// the route is projected onto the map, the corridor follows the lane and records the
+/// CRS; on the farm (no CRS) the same route is refused, not read as metres.
+#[test]
+fn a_lon_lat_route_on_a_geotiff_map_builds_a_corridor_in_its_crs() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/geotiff/");
+    let map = format!("{data}map.json");
+    let route = format!("{data}route_lonlat.geojson");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.acor");
+    let o = out.to_str().unwrap();
+    let (code, _, err) = run(&[
+        "corridor", "build", "--map", &map, "--route", &route, "--out", o,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (_, text, _) = run(&["corridor", "info", o, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["crs"], "EPSG:32615");
+    // On the lane's centre line and beside the barn, in UTM metres.
+    let (_, text, _) = run(&[
+        "corridor",
+        "query",
+        o,
+        "--at",
+        "500020,4982982",
+        "--at",
+        "500020,4982990",
+        "--format",
+        "json",
+    ]);
+    let q: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(q[0]["d_m"].as_f64().unwrap() > 1.0, "{text}");
+    assert!(q[1]["d_m"].as_f64().unwrap() <= 0.0, "{text}");
+    let bad = dir.path().join("bad.acor");
+    let (code, _, err) = run(&[
+        "corridor",
+        "build",
+        "--route",
+        &route,
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("longitude") && err.contains("no CRS"), "{err}");
+    assert!(!bad.exists());
+}
