@@ -1,7 +1,7 @@
-//! The corridor query (issue [corridor]: target ≤ 20 ns per query).
+//! The corridor query along a lane (issue [corridor]: target ≤ 15 ns per query).
 //!
-//! Run: `cargo bench --bench corridor`. The build against scipy is in
-//! `benches/edt_vs_scipy.py`.
+//! Run: `cargo bench --bench corridor`. The distance transform against OpenCV and scipy
+//! is in `benches/edt_vs_opencv.py` and `benches/edt_vs_scipy.py`.
 
 use acres::chain::path::Path;
 use acres::config::Config;

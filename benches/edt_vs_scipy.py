@@ -4,7 +4,7 @@
 Run from the repository root:  python3 benches/edt_vs_scipy.py [--size 4096] [--repeats 5]
 
 It installs numpy and scipy with pip where they are missing, makes one 4096 x 4096 mask
-(a deterministic pattern of lanes, discs and noise: 1 = corridor, 0 = excluded), times
+(benches/edt_mask.py: lanes, discs and noise; 1 = corridor, 0 = excluded), times
 scipy's exact centre-to-centre EDT on it and acres' exact border transform
 (examples/edt_bench.rs) on the same bytes, one core each, and prints ns per cell and
 their ratio. scipy's result is not a lower bound of the distance to the excluded
@@ -30,18 +30,9 @@ def main():
     from scipy import ndimage
 
     n = a.size
-    rng = np.random.default_rng(7)
-    yy, xx = np.mgrid[0:n, 0:n]
-    mask = np.zeros((n, n), dtype=np.uint8)
-    # Lanes every 256 cells, 24 cells wide, both ways; discs of corridor; excluded specks.
-    mask[(yy % 256) < 24] = 1
-    mask[:, (np.arange(n) % 256) < 24] = 1
-    for cx, cy, r in rng.integers(0, n, size=(300, 3)):
-        r = 20 + r % 100
-        y0, y1, x0, x1 = max(cy - r, 0), min(cy + r, n), max(cx - r, 0), min(cx + r, n)
-        sub = (yy[y0:y1, x0:x1] - cy) ** 2 + (xx[y0:y1, x0:x1] - cx) ** 2 <= r * r
-        mask[y0:y1, x0:x1][sub] = 1
-    mask[rng.random((n, n)) < 0.001] = 0
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from edt_mask import mask as make_mask
+    mask = make_mask(n)
 
     times = []
     for _ in range(a.repeats):
@@ -56,7 +47,7 @@ def main():
         mask.tofile(path)
         subprocess.check_call(["cargo", "build", "--quiet", "--release", "--example", "edt_bench"])
         out = subprocess.check_output(
-            ["taskset", "-c", "0", "target/release/examples/edt_bench", path, str(n), str(n), str(a.repeats)]
+            ["taskset", "-c", "0", "env", "RAYON_NUM_THREADS=1", "target/release/examples/edt_bench", path, str(n), str(n), str(a.repeats)]
         )
     r = json.loads(out)
     print(f"raster {n} x {n}, median of {a.repeats} runs, one core each")

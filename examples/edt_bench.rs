@@ -5,9 +5,13 @@
 //!
 //! `cargo run --release --example edt_bench -- MASK.u8 WIDTH HEIGHT [REPEATS]` reads a
 //! row-major mask (1 = corridor, 0 = excluded), runs the exact border transform REPEATS
-//! times (default 5) and prints one JSON line: the best and median ns per cell, and the
-//! peak memory the transform added beyond the input, in bytes and as a multiple of the
+//! times (default 5) and prints one JSON line: the best and median wall ns per cell, the
+//! median CPU ns per cell (all threads; rayon's, `RAYON_NUM_THREADS` sets how many), and
+//! the peak memory the transform added beyond the input, in bytes and as a multiple of the
 //! f32 raster's own size.
+
+#[path = "common/mod.rs"]
+mod common;
 
 use acres::ground::corridor::edt;
 use std::time::Instant;
@@ -64,11 +68,13 @@ fn main() {
     let before = peak_rss().unwrap_or(0);
     let mut out: Vec<f32> = Vec::new();
     let mut times = Vec::new();
+    let mut cpu = Vec::new();
     for _ in 0..repeats {
         out = Vec::new(); // each run allocates its output, as a build does
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), common::cpu_s());
         edt::border_distance(w, h, |k| mask[k] == 0, 0.25, &mut out);
         times.push(t.elapsed().as_secs_f64());
+        cpu.push(common::cpu_s() - c);
     }
     let after = peak_rss().unwrap_or(0);
     times.sort_by(f64::total_cmp);
@@ -76,9 +82,10 @@ fn main() {
     let own = cells * 4.0;
     let checksum: f64 = out.iter().map(|&d| d as f64).sum();
     println!(
-        "{{\"best_ns_per_cell\": {:.3}, \"median_ns_per_cell\": {:.3}, \"peak_extra_bytes\": {}, \"peak_extra_over_raster\": {:.3}, \"sum_d_m\": {:.3}}}",
+        "{{\"best_ns_per_cell\": {:.3}, \"median_ns_per_cell\": {:.3}, \"median_cpu_ns_per_cell\": {:.3}, \"peak_extra_bytes\": {}, \"peak_extra_over_raster\": {:.3}, \"sum_d_m\": {:.3}}}",
         times[0] * 1e9 / cells,
         times[times.len() / 2] * 1e9 / cells,
+        common::median(cpu) * 1e9 / cells,
         after.saturating_sub(before),
         after.saturating_sub(before) as f64 / own,
         checksum

@@ -129,19 +129,17 @@ impl Corridor {
         if let Some(what) = implausible_cell(&cells, width, height, res) {
             return Err(r.header(what));
         }
-        Ok(Corridor {
-            grid: Grid {
-                width,
-                height,
-                resolution_m: res,
-                origin_m: [ox, oy],
-                cells,
-            },
-            map,
-            route,
-            provenance,
-            crs,
-        })
+        let grid = Grid {
+            width,
+            height,
+            resolution_m: res,
+            origin_m: [ox, oy],
+            cells,
+        };
+        let mut c = Corridor::new(grid, map, route);
+        c.provenance = provenance;
+        c.crs = crs;
+        Ok(c)
     }
 
     /// Writes the corridor file atomically.

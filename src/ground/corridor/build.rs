@@ -72,19 +72,17 @@ pub fn build_limited(
     let bit = |k: usize| joined[k / 64] >> (k % 64) & 1 == 1;
     edt::border_distance(f.w, f.h, |k| !bit(k), f.res, &mut cells);
     progress(1.0);
-    Ok(Corridor {
-        grid: Grid {
-            width: f.w,
-            height: f.h,
-            resolution_m: f.res,
-            origin_m: f.origin,
-            cells,
-        },
-        map: map.name.clone(),
-        route: path.name().to_string(),
-        provenance: Some(super::raster::Provenance::of(map, path, cfg)),
-        crs: map.crs,
-    })
+    let grid = Grid {
+        width: f.w,
+        height: f.h,
+        resolution_m: f.res,
+        origin_m: f.origin,
+        cells,
+    };
+    let mut c = Corridor::new(grid, map.name.clone(), path.name());
+    c.provenance = Some(super::raster::Provenance::of(map, path, cfg));
+    c.crs = map.crs;
+    Ok(c)
 }
 
 /// The corridor grid: the route's box grown by the larger reach and the scan reach,

@@ -24,11 +24,11 @@
 /// f32, for a raster of `width` × `height` cells in row-major order where `excluded(i)`
 /// tells whether cell `i` is excluded. Written into `out` (resized). The column pass
 /// keeps its counts in `out` itself, so the peak memory beyond the input is the output
-/// and a few rows.
+/// and a few rows per thread. Both passes run on all of rayon's threads.
 pub fn border_distance(
     width: usize,
     height: usize,
-    excluded: impl Fn(usize) -> bool,
+    excluded: impl Fn(usize) -> bool + Sync,
     scale: f64,
     out: &mut Vec<f32>,
 ) {
@@ -47,61 +47,105 @@ pub fn lower_f32(v: f64) -> f32 {
 pub fn border_distance_with(
     width: usize,
     height: usize,
-    excluded: impl Fn(usize) -> bool,
+    excluded: impl Fn(usize) -> bool + Sync,
     out: &mut Vec<f32>,
-    finish: impl Fn(f64) -> f32,
+    finish: impl Fn(f64) -> f32 + Sync,
 ) {
+    use rayon::prelude::*;
     out.clear();
     out.resize(width * height, 0.0);
     if width == 0 || height == 0 {
         return;
     }
-    // Pass 1, down: the cells from each cell to the nearest excluded cell above it, the
-    // ring above the raster included (row 0 has the ring at distance 1); kept as the
-    // bits of `out`.
-    let mut run = vec![0u32; width];
-    for y in 0..height {
-        let row = y * width;
-        for x in 0..width {
-            let r = if excluded(row + x) {
-                0
-            } else if y == 0 {
-                1
-            } else {
-                run[x] + 1
-            };
-            run[x] = r;
-            out[row + x] = f32::from_bits(r);
+    column_pass(width, height, &excluded, out);
+    // The row pass: each row on its own, from the column counts to the squared distance.
+    out.par_chunks_mut(width).for_each_init(
+        || {
+            (
+                vec![0.0f64; width],
+                vec![0.0f64; width],
+                Envelope::new(width),
+            )
+        },
+        |(g, d2, env), row| {
+            for (gx, c) in g.iter_mut().zip(row.iter()) {
+                // g(k)² with g(k) = k − ½ for k ≥ 1.
+                let k = c.to_bits();
+                *gx = if k == 0 {
+                    0.0
+                } else {
+                    let h = k as f64 - 0.5;
+                    h * h
+                };
+            }
+            env.transform(g, d2);
+            for (c, &d) in row.iter_mut().zip(d2.iter()) {
+                *c = finish(d);
+            }
+        },
+    );
+}
+
+/// Columns a task of the column pass takes: 64 f32, four cache lines of each row.
+const STRIP: usize = 64;
+
+/// The raster's cells, shared by the tasks of the column pass, each of which writes only
+/// its own strip of columns.
+struct Strips(*mut f32);
+// SAFETY: the tasks of `column_pass` write disjoint sets of cells (their own columns)
+// and nothing else reads or writes the buffer while they run.
+unsafe impl Sync for Strips {}
+
+/// The column pass: for each cell, the count of cells to the nearest excluded cell of
+/// its column (0 for an excluded cell; the ring outside the raster is 1 beyond the edge
+/// row), the smaller of the sweeps down and up, kept as the bits of `out`. Strips of
+/// [`STRIP`] columns run in parallel.
+fn column_pass(
+    width: usize,
+    height: usize,
+    excluded: &(impl Fn(usize) -> bool + Sync),
+    out: &mut [f32],
+) {
+    use rayon::prelude::*;
+    assert_eq!(out.len(), width * height);
+    let cells = Strips(out.as_mut_ptr());
+    let cells = &cells;
+    (0..width.div_ceil(STRIP)).into_par_iter().for_each(|s| {
+        let (x0, x1) = (s * STRIP, ((s + 1) * STRIP).min(width));
+        let mut run = [0u32; STRIP];
+        let at = |i: usize| {
+            debug_assert!(i < width * height && (x0..x1).contains(&(i % width)));
+            // SAFETY: `i` is in the raster (`out` has width × height cells) and in this
+            // task's strip of columns, which no other task touches.
+            unsafe { cells.0.add(i) }
+        };
+        for y in 0..height {
+            let row = y * width;
+            for x in x0..x1 {
+                let r = if excluded(row + x) {
+                    0
+                } else {
+                    run[x - x0] + 1
+                };
+                run[x - x0] = r;
+                unsafe { *at(row + x) = f32::from_bits(r) };
+            }
         }
-    }
-    // Pass 2, up: the nearest excluded cell below, then the row envelope of that row.
-    let mut g = vec![0.0f64; width];
-    let mut d2 = vec![0.0f64; width];
-    let mut env = Envelope::new(width);
-    for y in (0..height).rev() {
-        let row = y * width;
-        for x in 0..width {
-            run[x] = if excluded(row + x) {
-                0
-            } else if y == height - 1 {
-                1
-            } else {
-                run[x] + 1
-            };
-            let k = out[row + x].to_bits().min(run[x]);
-            // g(k)² with g(k) = k − ½ for k ≥ 1.
-            g[x] = if k == 0 {
-                0.0
-            } else {
-                let h = k as f64 - 0.5;
-                h * h
-            };
+        run = [0u32; STRIP]; // the ring below the raster
+        for y in (0..height).rev() {
+            let row = y * width;
+            for x in x0..x1 {
+                let r = if excluded(row + x) {
+                    0
+                } else {
+                    run[x - x0] + 1
+                };
+                run[x - x0] = r;
+                let c = at(row + x);
+                unsafe { *c = f32::from_bits((*c).to_bits().min(r)) };
+            }
         }
-        env.transform(&g, &mut d2);
-        for x in 0..width {
-            out[row + x] = finish(d2[x]);
-        }
-    }
+    });
 }
 
 /// The lower envelope of parabolas `G(q) + (t − q)²` of one row (Felzenszwalb and
@@ -219,6 +263,22 @@ mod tests {
         border_distance_with(w, h, |i| ex[i], &mut out, |d2| d2 as f32);
         // The ring is 6.5 cells away; (4, 3) is nearer.
         assert_eq!(out[at(0, 0)], 18.5);
+    }
+
+    /// A raster of several column strips (the last one partial) and many rows, so that
+    /// the parallel passes split it: still exactly the brute force.
+    #[test]
+    fn strips_and_rows_in_parallel_equal_brute_force() {
+        let (w, h) = (2 * STRIP + 22, 37);
+        let ex: Vec<bool> = (0..w * h)
+            .map(|k| (k * 2_654_435_761usize) % 1000 < 15 || (k % w == 70 && k / w > 5))
+            .collect();
+        let mut out = Vec::new();
+        border_distance_with(w, h, |i| ex[i], &mut out, |d2| d2 as f32);
+        let want = brute(w, h, &ex);
+        for i in 0..w * h {
+            assert_eq!(out[i] as f64, want[i], "cell {i}");
+        }
     }
 
     proptest! {

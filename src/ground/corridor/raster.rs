@@ -5,7 +5,9 @@
 use crate::ground::map::Grid;
 
 /// A corridor raster: each cell the lower bound `d_c` (m) of the distance from its centre
-/// to excluded ground, with the names of the map and the route it came from.
+/// to excluded ground, with the names of the map and the route it came from. Made by
+/// [`Corridor::new`], which keeps what each query needs of the grid's place at hand: the
+/// grid's size, resolution and origin are not to be changed afterwards (its cells may).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Corridor {
     pub grid: Grid<f32>,
@@ -15,6 +17,10 @@ pub struct Corridor {
     pub provenance: Option<Provenance>,
     /// The map's projected CRS, where it names one (none before version 3).
     pub crs: Option<crate::ground::Crs>,
+    /// 1 / resolution, so that a query multiplies where it would divide.
+    inv_res: f64,
+    /// [`Corridor::eps`], computed once.
+    eps_m: f64,
 }
 
 /// SHA-256 hashes of a corridor's inputs: the map's classes (names, grid and cells), the
@@ -112,8 +118,10 @@ impl Corridor {
     /// excluded ground).
     pub fn query(&self, x: f64, y: f64) -> f64 {
         let g = &self.grid;
-        let u = (x - g.origin_m[0]) / g.resolution_m - 0.5;
-        let v = (y - g.origin_m[1]) / g.resolution_m - 0.5;
+        // Multiplying by the reciprocal rounds u and v by at most an ulp more than
+        // dividing; the margin's 8 ulps of the coordinates cover it.
+        let u = (x - g.origin_m[0]) * self.inv_res - 0.5;
+        let v = (y - g.origin_m[1]) * self.inv_res - 0.5;
         // Beyond a cell outside the raster no centre surrounds p (and far beyond, the
         // cell indices would not fit): outside, 0.
         if !(u >= -1.0 && v >= -1.0 && u <= g.width as f64 && v <= g.height as f64) {
@@ -133,10 +141,13 @@ impl Corridor {
             let (gu, gv) = (fu - 1.0, fv - 1.0);
             let t =
                 |k: usize, du: f64, dv: f64| g.cells[k] as f64 - (du * du + dv * dv).sqrt() * res;
-            let best = t(lo, fu, fv)
-                .max(t(lo + 1, gu, fv))
-                .max(t(hi, fu, gv))
-                .max(t(hi + 1, gu, gv));
+            // A plain comparison, not f64::max: no term is NaN (every d_c is finite, each
+            // square root's argument is at least 0), so the NaN handling would be wasted.
+            let max = |a: f64, b: f64| if a > b { a } else { b };
+            let best = max(
+                max(t(lo, fu, fv), t(lo + 1, gu, fv)),
+                max(t(hi, fu, gv), t(hi + 1, gu, gv)),
+            );
             return best - eps;
         }
         let mut best = f64::NEG_INFINITY;
@@ -198,9 +209,24 @@ impl Corridor {
     /// 2 × 10⁷ m).
     #[inline]
     pub fn eps(&self) -> f64 {
-        let g = &self.grid;
-        let extent = (g.width + g.height) as f64 * g.resolution_m;
-        QUERY_EPS_M + 8.0 * f64::EPSILON * (g.origin_m[0].abs() + g.origin_m[1].abs() + extent)
+        self.eps_m
+    }
+
+    /// A corridor of a grid of `d_c`, with the names of its map and route (no provenance,
+    /// no CRS: set them where known).
+    pub fn new(grid: Grid<f32>, map: impl Into<String>, route: impl Into<String>) -> Corridor {
+        let extent = (grid.width + grid.height) as f64 * grid.resolution_m;
+        let eps_m = QUERY_EPS_M
+            + 8.0 * f64::EPSILON * (grid.origin_m[0].abs() + grid.origin_m[1].abs() + extent);
+        Corridor {
+            inv_res: 1.0 / grid.resolution_m,
+            eps_m,
+            grid,
+            map: map.into(),
+            route: route.into(),
+            provenance: None,
+            crs: None,
+        }
     }
 
     /// The corridor of a synthetic raster: `excluded(x, y)` tells, for each cell centre
@@ -226,13 +252,7 @@ impl Corridor {
             })
             .collect();
         super::edt::border_distance(width, height, |k| mask[k], resolution_m, &mut grid.cells);
-        Corridor {
-            grid,
-            map: "synthetic".into(),
-            route: "synthetic".into(),
-            provenance: None,
-            crs: None,
-        }
+        Corridor::new(grid, "synthetic", "synthetic")
     }
 }
 
@@ -245,19 +265,14 @@ mod tests {
     fn corridor_of(w: usize, h: usize, ex: &[bool], res: f64) -> Corridor {
         let mut cells = Vec::new();
         edt::border_distance(w, h, |k| ex[k], res, &mut cells);
-        Corridor {
-            grid: Grid {
-                width: w,
-                height: h,
-                resolution_m: res,
-                origin_m: [10.0, -4.0],
-                cells,
-            },
-            map: "test map".into(),
-            route: "test route".into(),
-            provenance: None,
-            crs: None,
-        }
+        let grid = Grid {
+            width: w,
+            height: h,
+            resolution_m: res,
+            origin_m: [10.0, -4.0],
+            cells,
+        };
+        Corridor::new(grid, "test map", "test route")
     }
 
     /// The exact distance from (x, y) to excluded ground: the excluded squares and
