@@ -1,7 +1,7 @@
 //! The corridor distance transform on a raw mask, timed, for `benches/edt_vs_scipy.py`.
 //!
-//! `cargo run --release --example edt_bench -- --build` times the whole build of the
-//! shipped farm route instead.
+//! `cargo run --release --example edt_bench -- --build [ROUTE]` times the whole build of
+//! the shipped farm route (or ROUTE, on the farm map) instead.
 //!
 //! `cargo run --release --example edt_bench -- MASK.u8 WIDTH HEIGHT [REPEATS]` reads a
 //! row-major mask (1 = corridor, 0 = excluded), runs the exact border transform REPEATS
@@ -24,15 +24,14 @@ fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// `edt_bench --build`: the whole build (route distance, class rules, transform) of the
-/// shipped farm route on the built-in farm map.
-fn build_mode() {
+/// `edt_bench --build [ROUTE]`: the whole build (route distance, class rules, transform)
+/// of the shipped farm route, or ROUTE, on the built-in farm map.
+fn build_mode(route: Option<&String>) {
     let map = acres::ground::Map::builtin_farm();
-    let route = acres::chain::path::Path::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("data/routes/farm_yard_to_east_lane.json"),
-    )
-    .unwrap();
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/routes/farm_yard_to_east_lane.json");
+    let route = acres::chain::path::Path::load(route.map_or(shipped.as_path(), |r| r.as_ref()))
+        .expect("the route");
     let cfg = acres::config::Config::builtin().control.corridor;
     let before = peak_rss().unwrap_or(0);
     let mut times = Vec::new();
@@ -55,7 +54,7 @@ fn build_mode() {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--build") {
-        return build_mode();
+        return build_mode(args.get(2));
     }
     if args.len() < 4 {
         eprintln!("usage: edt_bench MASK.u8 WIDTH HEIGHT [REPEATS]");
