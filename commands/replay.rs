@@ -3,7 +3,8 @@
 
 use crate::Global;
 use crate::output;
-use acres::formats::log::{LogError, read_records};
+use acres::formats::log::{LogError, Record, read_records};
+use acres::formats::ros::bag;
 use acres::formats::scenario::Scenario;
 use acres::jobs::replay::{Difference, ReplayRow, Replayer, Summary, rule_codes, rules};
 use acres::plot::ReplayPoint;
@@ -14,10 +15,12 @@ use std::path::{Path, PathBuf};
 
 /// Replay recorded control steps through the shield and the default driver.
 ///
-/// Reads the JSON Lines log of `acres sim --log` or `acres bridge client --record`, or a
+/// Reads the JSON Lines log of `acres sim --log` or `acres bridge client --record`, a
 /// CSV log with the columns t, x_m, y_m, yaw_rad, speed_mps (and optionally yaw_rate_rps,
 /// gear, cmd_speed_mps, cmd_curvature_per_m, scan_0 … scan_359; without scan columns the
-/// scan is empty). Each step's state, scan and route position go through the chain; the
+/// scan is empty), or a ROS 2 bag in MCAP storage: odometry, a LaserScan resampled to the
+/// shield's beams, the ULC and steering commands and the gear report, aligned to 50 Hz
+/// control steps by their stamps (see --topics). Each step's state, scan and route position go through the chain; the
 /// output is one command row per step with the shield's interventions, the difference
 /// from the logged command, and the rules the logged command broke. Streams in constant
 /// memory (--plot keeps 56 bytes a step).
@@ -35,7 +38,8 @@ curvature_a_per_m, curvature_b_per_m, rules_a, rules_b, differ.
 Determinism: replaying a log of `acres sim` with the same scenario and configuration
 reproduces its command rows bit for bit.")]
 pub struct Args {
-    /// The log: JSON Lines (.jsonl) or CSV (.csv); `-` reads JSON Lines from stdin.
+    /// The log: JSON Lines (.jsonl), CSV (.csv), or a ROS 2 bag (an .mcap file or the
+    /// bag's folder); `-` reads JSON Lines from stdin.
     pub log: PathBuf,
     /// The scenario that was recorded: its route and its rule switches (default: the
     /// built-in opening scenario, as `acres sim`).
@@ -58,6 +62,12 @@ pub struct Args {
     /// Read the log as CSV whatever its name.
     #[arg(long)]
     pub csv: bool,
+    /// The topics of a ROS 2 bag by role, over the defaults: role=/topic pairs,
+    /// comma-separated. Roles: odom (/odom: nav_msgs/Odometry or geometry_msgs/PoseStamped),
+    /// twist (/vehicle/twist), scan (/scan), ulc_cmd (/vehicle/ulc_cmd), steering_cmd
+    /// (/vehicle/steering_cmd), gear_report (/vehicle/gear_report).
+    #[arg(long, value_name = "ROLE=TOPIC,...")]
+    pub topics: Option<String>,
     /// Count and skip bad lines instead of stopping at the first.
     #[arg(long)]
     pub skip_bad: bool,
@@ -195,31 +205,17 @@ struct CompareSummary {
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
-    let scenario = Scenario::load(args.scenario.as_deref())?;
-    let route = match &args.route {
-        Some(p) => acres::chain::path::Path::load(p)?,
-        None => scenario.route()?,
-    };
-    let other = match &args.compare {
-        Some(d) => Some(
-            acres::config::Config::load(Some(d))
-                .with_context(|| format!("--compare {}", d.display()))?,
-        ),
-        None => None,
-    };
-    let (corner, shield) = (scenario.corner_rule, scenario.shield);
-    let mut a = Replayer::new(&config, route.clone(), corner, shield)?;
-    let mut b = match &other {
-        Some(c) => Some(Replayer::new(c, route, corner, shield)?),
-        None => None,
-    };
+    let (mut a, mut b) = replayers(&args, &config)?;
     let name = args.log.display().to_string();
     let is_csv = args.csv
         || args
             .log
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let (input, bar) = open_input(&args.log, global)?;
+    let is_bag = !is_csv && args.log != Path::new("-") && bag::is_bag(&args.log);
+    let topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
+        .map_err(|m| anyhow::anyhow!("--topics: {m}"))?;
+    let (input, bar) = open_input(&args.log, is_bag, global)?;
     let mut sink = Sink::open(&args, b.is_some())?;
 
     let mut sum_a = Summary::default();
@@ -231,7 +227,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         line,
         message: m,
     };
-    let skipped = read_records(&name, input, is_csv, args.skip_bad, |line, rec| {
+    let on_record = |line: u64, rec: &Record| -> Result<(), LogError> {
         let ra = a.step(rec).map_err(|m| line_err(line, m))?;
         sum_a.add(&ra);
         if args.plot.is_some() {
@@ -248,7 +244,14 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
                 Ok(())
             }
         }
-    })?;
+    };
+    let skipped = if is_bag {
+        let beams = config.control.corridor.beams as usize;
+        replay_bag(&args.log, &topics, beams, on_record)?;
+        0
+    } else {
+        read_records(&name, input, is_csv, args.skip_bad, on_record)?
+    };
     bar.finish_and_clear();
     sum_a.skipped = skipped;
     sum_b.skipped = skipped;
@@ -328,11 +331,59 @@ impl Diffs {
     }
 }
 
-/// The log (or stdin for `-`), with a progress bar over its bytes.
+/// The replay of the configuration, and of --compare's where given, on the scenario's
+/// route (or --route) with its rule switches.
+fn replayers(
+    args: &Args,
+    config: &acres::config::Config,
+) -> anyhow::Result<(Replayer, Option<Replayer>)> {
+    let scenario = Scenario::load(args.scenario.as_deref())?;
+    let route = match &args.route {
+        Some(p) => acres::chain::path::Path::load(p)?,
+        None => scenario.route()?,
+    };
+    let (corner, shield) = (scenario.corner_rule, scenario.shield);
+    let a = Replayer::new(config, route.clone(), corner, shield)?;
+    let b = match &args.compare {
+        Some(d) => {
+            let other = acres::config::Config::load(Some(d))
+                .with_context(|| format!("--compare {}", d.display()))?;
+            Some(Replayer::new(&other, route, corner, shield)?)
+        }
+        None => None,
+    };
+    Ok((a, b))
+}
+
+/// Replays a ROS 2 bag's control steps; warns of the steps left out in gaps of its poses.
+fn replay_bag(
+    log: &Path,
+    topics: &bag::Topics,
+    beams: usize,
+    mut on_record: impl FnMut(u64, &Record) -> Result<(), LogError>,
+) -> anyhow::Result<()> {
+    let info = bag::read_bag(log, topics, beams, |rec| on_record(rec.step, rec))?;
+    if info.gap_steps > 0 {
+        eprintln!(
+            "warning: {}: {} control steps left out inside gaps of the poses (over {} s)",
+            log.display(),
+            info.gap_steps,
+            bag::GAP_S
+        );
+    }
+    Ok(())
+}
+
+/// The log (or stdin for `-`), with a progress bar over its bytes; nothing for a bag,
+/// which is mapped by its reader.
 fn open_input(
     log: &Path,
+    bag: bool,
     global: &Global,
 ) -> anyhow::Result<(Box<dyn BufRead>, indicatif::ProgressBar)> {
+    if bag {
+        return Ok((Box::new(std::io::empty()), indicatif::ProgressBar::hidden()));
+    }
     if log == Path::new("-") {
         return Ok((
             Box::new(BufReader::new(std::io::stdin().lock())),

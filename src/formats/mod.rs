@@ -8,6 +8,7 @@ pub mod export;
 pub mod geotiff;
 pub mod log;
 pub mod map_manifest;
+pub mod ros;
 pub mod ros_map;
 pub mod route;
 pub mod scenario;

@@ -38,6 +38,30 @@ struct RosYaml {
     crs: Option<crate::ground::Crs>,
 }
 
+/// The acres keys of a map_server YAML (map_server ignores them): the class of free
+/// ground (`acres_free_class`, grass_lane by default) and the CRS (`acres_crs`).
+fn acres_keys(
+    file: &FsPath,
+    doc: &Yaml,
+) -> Result<(MapClass, Option<crate::ground::Crs>), MapError> {
+    let free_class = match doc["acres_free_class"].as_str() {
+        None => MapClass::GrassLane,
+        Some(c) => serde_json::from_value(serde_json::Value::String(c.into())).map_err(|_| {
+            err(
+                file,
+                format!("key `acres_free_class`: `{c}` is not a class"),
+            )
+        })?,
+    };
+    let crs = match doc["acres_crs"].as_str() {
+        None => None,
+        Some(c) => Some(
+            crate::ground::Crs::parse(c).map_err(|m| err(file, format!("key `acres_crs`: {m}")))?,
+        ),
+    };
+    Ok((free_class, crs))
+}
+
 fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
     let docs = YamlLoader::load_from_str(text).map_err(|e| err(file, format!("YAML: {e}")))?;
     let doc = docs
@@ -85,21 +109,7 @@ fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
             ));
         }
     };
-    let free_class = match key("acres_free_class").as_str() {
-        None => MapClass::GrassLane,
-        Some(c) => serde_json::from_value(serde_json::Value::String(c.into())).map_err(|_| {
-            err(
-                file,
-                format!("key `acres_free_class`: `{c}` is not a class"),
-            )
-        })?,
-    };
-    let crs = match key("acres_crs").as_str() {
-        None => None,
-        Some(c) => Some(
-            crate::ground::Crs::parse(c).map_err(|m| err(file, format!("key `acres_crs`: {m}")))?,
-        ),
-    };
+    let (free_class, crs) = acres_keys(file, doc)?;
     let y = RosYaml {
         image,
         resolution: num("resolution", None)?,

@@ -317,3 +317,37 @@ fn plot_and_rows_to_stdout() {
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
 }
+
+/// The ROS 2 bag written by rosbags (tests/data/bags/make.py): a drive at 3 m/s toward a
+/// wall 20 m ahead. Replayed from its folder, the obstacle rule alone intervenes, from
+/// about 3 s (the wall 11 m away) until it holds the vehicle, and the logged 3 m/s breaks it
+/// on the same steps; a topic that is not there is named.
+#[test]
+fn a_ros2_bag_replays_with_the_walls_interventions() {
+    let bag = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bags/drive");
+    let (code, out, err) = run(&["replay", bag, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["steps"], 301);
+    let rules: Vec<&String> = v["interventions"].as_object().unwrap().keys().collect();
+    assert_eq!(rules, ["obstacle"], "{v}");
+    let breaks = v["logged_breaks"]["obstacle"].as_array().unwrap();
+    let first = breaks[0].as_u64().unwrap();
+    assert!((125..=175).contains(&first), "{first}");
+    assert_eq!(
+        v["interventions"]["obstacle"],
+        v["logged_break_counts"]["obstacle"]
+    );
+    assert_eq!(v["max_speed_reduction_mps"], 3.0);
+    // The same bag by its .mcap file, with the odometry topic renamed to one it lacks.
+    let file = format!("{bag}/drive.mcap");
+    let (code, _, err) = run(&["replay", &file, "--topics", "odom=/pose"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("/pose") && err.contains("/odom (nav_msgs/Odometry)"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["replay", &file, "--topics", "lidar=/x"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--topics") && err.contains("lidar"), "{err}");
+}

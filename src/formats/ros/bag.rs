@@ -1,0 +1,763 @@
+//! A ROS 2 bag (rosbag2, MCAP storage) read as replay records (docs/formats.md "ROS 2
+//! bags"): the pose and speed of an odometry topic, the scan of a LaserScan topic
+//! resampled to the shield's beams, the logged command of the ULC and steering commands,
+//! the gear of the gear report; aligned to 50 Hz control steps by their header stamps.
+//!
+//! Each message is decoded by the definitions its channel's schema carries, or, where a
+//! bag carries none, by the definitions shipped in `data/msgs/` (a bag of the vehicle
+//! needs no ROS installation to be read).
+
+use super::cdr::{Value, decode};
+use super::msg::{Defs, normalize};
+use crate::chain::shield::Pose;
+use crate::chain::{Gear, VehicleState};
+use crate::formats::log::{LogError, LoggedCommand, Record};
+use std::collections::{HashMap, VecDeque};
+
+/// The control period the records are aligned to, s (50 Hz).
+pub const STEP_S: f64 = 0.02;
+/// A gap between two poses longer than this is not interpolated across, s: the control
+/// steps inside it are left out (and counted).
+pub const GAP_S: f64 = 0.5;
+/// How far the stamps of the bag must have passed a control step before it is built, s,
+/// so that a scan or a command logged a little after a later pose still counts.
+const LAG_S: f64 = 0.25;
+
+/// The topics read, by role (`--topics role=/name,...`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Topics {
+    /// nav_msgs/Odometry, or geometry_msgs/PoseStamped with the speed from `twist`.
+    pub odom: String,
+    /// geometry_msgs/TwistStamped: the speed and yaw rate where the pose has no twist.
+    pub twist: String,
+    /// sensor_msgs/LaserScan.
+    pub scan: String,
+    /// ds_dbw_msgs/UlcCmd: the logged speed (`cmd` with `cmd_type` 1).
+    pub ulc_cmd: String,
+    /// ds_dbw_msgs/SteeringCmd: the logged curvature (`cmd` with `cmd_type` 3).
+    pub steering_cmd: String,
+    /// ds_dbw_msgs/GearReport: the gear.
+    pub gear_report: String,
+}
+
+impl Default for Topics {
+    fn default() -> Topics {
+        Topics {
+            odom: "/odom".into(),
+            twist: "/vehicle/twist".into(),
+            scan: "/scan".into(),
+            ulc_cmd: "/vehicle/ulc_cmd".into(),
+            steering_cmd: "/vehicle/steering_cmd".into(),
+            gear_report: "/vehicle/gear_report".into(),
+        }
+    }
+}
+
+impl Topics {
+    /// The defaults with `role=/name` pairs, comma-separated, put over them.
+    pub fn parse(spec: &str) -> Result<Topics, String> {
+        let mut t = Topics::default();
+        for pair in spec.split(',').filter(|p| !p.trim().is_empty()) {
+            let (role, name) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("`{pair}` is not role=/topic"))?;
+            let slot = match role.trim() {
+                "odom" => &mut t.odom,
+                "twist" => &mut t.twist,
+                "scan" => &mut t.scan,
+                "ulc_cmd" => &mut t.ulc_cmd,
+                "steering_cmd" => &mut t.steering_cmd,
+                "gear_report" => &mut t.gear_report,
+                r => {
+                    return Err(format!(
+                        "no topic role `{r}` (odom, twist, scan, ulc_cmd, steering_cmd, gear_report)"
+                    ));
+                }
+            };
+            *slot = name.trim().to_string();
+        }
+        Ok(t)
+    }
+}
+
+/// The definitions shipped for bags without schemas: ds_dbw_msgs with the fields the
+/// bridge documents, and the standard messages the replay reads.
+pub fn shipped_defs() -> Defs {
+    let mut d = Defs::builtin();
+    for (name, text) in SHIPPED {
+        d.add(name, text).expect("the shipped definitions parse");
+    }
+    d
+}
+
+const SHIPPED: [(&str, &str); 14] = [
+    (
+        "geometry_msgs/Point",
+        include_str!("../../../data/msgs/geometry_msgs/Point.msg"),
+    ),
+    (
+        "geometry_msgs/Quaternion",
+        include_str!("../../../data/msgs/geometry_msgs/Quaternion.msg"),
+    ),
+    (
+        "geometry_msgs/Pose",
+        include_str!("../../../data/msgs/geometry_msgs/Pose.msg"),
+    ),
+    (
+        "geometry_msgs/PoseStamped",
+        include_str!("../../../data/msgs/geometry_msgs/PoseStamped.msg"),
+    ),
+    (
+        "geometry_msgs/PoseWithCovariance",
+        include_str!("../../../data/msgs/geometry_msgs/PoseWithCovariance.msg"),
+    ),
+    (
+        "geometry_msgs/Vector3",
+        include_str!("../../../data/msgs/geometry_msgs/Vector3.msg"),
+    ),
+    (
+        "geometry_msgs/Twist",
+        include_str!("../../../data/msgs/geometry_msgs/Twist.msg"),
+    ),
+    (
+        "geometry_msgs/TwistStamped",
+        include_str!("../../../data/msgs/geometry_msgs/TwistStamped.msg"),
+    ),
+    (
+        "geometry_msgs/TwistWithCovariance",
+        include_str!("../../../data/msgs/geometry_msgs/TwistWithCovariance.msg"),
+    ),
+    (
+        "nav_msgs/Odometry",
+        include_str!("../../../data/msgs/nav_msgs/Odometry.msg"),
+    ),
+    (
+        "sensor_msgs/LaserScan",
+        include_str!("../../../data/msgs/sensor_msgs/LaserScan.msg"),
+    ),
+    (
+        "ds_dbw_msgs/UlcCmd",
+        include_str!("../../../data/msgs/ds_dbw_msgs/UlcCmd.msg"),
+    ),
+    (
+        "ds_dbw_msgs/SteeringCmd",
+        include_str!("../../../data/msgs/ds_dbw_msgs/SteeringCmd.msg"),
+    ),
+    (
+        "ds_dbw_msgs/GearReport",
+        include_str!("../../../data/msgs/ds_dbw_msgs/GearReport.msg"),
+    ),
+];
+
+/// A LaserScan resampled to `beams` bearings (beam `i` at `i × 360° / beams`
+/// counter-clockwise from the body x axis): the nearest return among the rays whose angle
+/// rounds to the beam, `None` where none returns. Per REP-117, `+inf` and NaN and ranges
+/// beyond `range_max` are no return; `-inf` and finite ranges below `range_min` are an
+/// object too close to measure, taken as 0 m (the safe side). Bearings no ray covers
+/// (behind a 270° scanner) have no return.
+pub fn resample_scan(
+    angle_min: f64,
+    angle_increment: f64,
+    range_min: f64,
+    range_max: f64,
+    ranges: &[f64],
+    beams: usize,
+) -> Vec<Option<f64>> {
+    let mut out: Vec<Option<f64>> = vec![None; beams];
+    let step = std::f64::consts::TAU / beams as f64;
+    for (j, &r) in ranges.iter().enumerate() {
+        let a = angle_min + j as f64 * angle_increment;
+        if !a.is_finite() {
+            continue;
+        }
+        let k = (a / step).round().rem_euclid(beams as f64) as usize % beams;
+        let d = if r.is_nan() || r == f64::INFINITY || r > range_max {
+            continue;
+        } else if r == f64::NEG_INFINITY || r < range_min {
+            0.0
+        } else {
+            r
+        };
+        out[k] = Some(out[k].map_or(d, |o: f64| o.min(d)));
+    }
+    out
+}
+
+/// The stamped values on each side of a time.
+type Around<'a, T> = (Option<&'a (f64, T)>, Option<&'a (f64, T)>);
+
+/// Stamped values of one topic in stamp order.
+#[derive(Debug)]
+struct History<T> {
+    q: VecDeque<(f64, T)>,
+}
+
+impl<T> History<T> {
+    fn new() -> History<T> {
+        History { q: VecDeque::new() }
+    }
+
+    /// Adds a value, in stamp order (a late one is put in its place).
+    fn push(&mut self, t: f64, v: T) {
+        let k = self
+            .q
+            .iter()
+            .rposition(|(s, _)| *s <= t)
+            .map_or(0, |k| k + 1);
+        self.q.insert(k, (t, v));
+    }
+
+    /// The latest value stamped at or before `t`.
+    fn at(&self, t: f64) -> Option<&(f64, T)> {
+        self.q.iter().rev().find(|(s, _)| *s <= t + 1e-9)
+    }
+
+    /// The values around `t`: the latest at or before it and the first after it.
+    fn around(&self, t: f64) -> Around<'_, T> {
+        let k = self.q.iter().position(|(s, _)| *s > t + 1e-9);
+        match k {
+            Some(0) => (None, self.q.front()),
+            Some(k) => (self.q.get(k - 1), self.q.get(k)),
+            None => (self.q.back(), None),
+        }
+    }
+
+    /// Drops the values no step at or after `t` can use.
+    fn prune(&mut self, t: f64) {
+        while self.q.len() > 1 && self.q[1].0 <= t {
+            self.q.pop_front();
+        }
+    }
+}
+
+/// One pose sample of the odometry.
+#[derive(Debug, Clone, Copy)]
+struct PoseSample {
+    x: f64,
+    y: f64,
+    yaw: f64,
+    speed: Option<f64>,
+    yaw_rate: Option<f64>,
+}
+
+/// What the bag's topics say so far, and the control steps still to build.
+struct Aligner {
+    topics: Topics,
+    beams: usize,
+    poses: History<PoseSample>,
+    twists: History<(f64, f64)>,
+    scans: History<Vec<Option<f64>>>,
+    speeds: History<f64>,
+    curvatures: History<f64>,
+    gears: History<Gear>,
+    /// The first pose's stamp (the records' t counts from it) and the next step's index.
+    t0: Option<f64>,
+    next: u64,
+    /// The latest stamp seen on any topic.
+    watermark: f64,
+    /// Control steps left out inside gaps of the poses.
+    pub gap_steps: u64,
+}
+
+/// The number at a path of a decoded message.
+fn num(v: &Value, defs: &Defs, ty: &str, path: &str) -> Result<f64, String> {
+    v.num(defs, ty, path)
+        .ok_or_else(|| format!("{ty} has no number `{path}`"))
+}
+
+fn stamp(v: &Value, defs: &Defs, ty: &str) -> Option<f64> {
+    let s = v.num(defs, ty, "header.stamp.sec")?;
+    let n = v.num(defs, ty, "header.stamp.nanosec")?;
+    (s != 0.0 || n != 0.0).then_some(s + n * 1e-9)
+}
+
+fn yaw_of(v: &Value, defs: &Defs, ty: &str, base: &str) -> Result<f64, String> {
+    let q = |c: &str| num(v, defs, ty, &format!("{base}.orientation.{c}"));
+    let (x, y, z, w) = (q("x")?, q("y")?, q("z")?, q("w")?);
+    Ok((2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z)))
+}
+
+impl Aligner {
+    fn new(topics: &Topics, beams: usize) -> Aligner {
+        Aligner {
+            topics: topics.clone(),
+            beams,
+            poses: History::new(),
+            twists: History::new(),
+            scans: History::new(),
+            speeds: History::new(),
+            curvatures: History::new(),
+            gears: History::new(),
+            t0: None,
+            next: 0,
+            watermark: f64::NEG_INFINITY,
+            gap_steps: 0,
+        }
+    }
+
+    /// Takes one decoded message of `topic` (type `ty`) with its stamp.
+    fn take(
+        &mut self,
+        topic: &str,
+        ty: &str,
+        defs: &Defs,
+        v: &Value,
+        t: f64,
+    ) -> Result<(), String> {
+        self.watermark = self.watermark.max(t);
+        let t_ = &self.topics;
+        if topic == t_.odom {
+            let base = if ty == "nav_msgs/Odometry" {
+                "pose.pose"
+            } else {
+                "pose"
+            };
+            let s = PoseSample {
+                x: num(v, defs, ty, &format!("{base}.position.x"))?,
+                y: num(v, defs, ty, &format!("{base}.position.y"))?,
+                yaw: yaw_of(v, defs, ty, base)?,
+                speed: v.num(defs, ty, "twist.twist.linear.x"),
+                yaw_rate: v.num(defs, ty, "twist.twist.angular.z"),
+            };
+            self.t0.get_or_insert(t);
+            self.poses.push(t, s);
+        } else if topic == t_.twist {
+            let base = if ty == "geometry_msgs/TwistStamped" {
+                "twist"
+            } else {
+                "twist.twist"
+            };
+            let lin = num(v, defs, ty, &format!("{base}.linear.x"))?;
+            let ang = num(v, defs, ty, &format!("{base}.angular.z"))?;
+            self.twists.push(t, (lin, ang));
+        } else if topic == t_.scan {
+            let ranges = match v.get(defs, ty, "ranges") {
+                Some(Value::Nums(r)) => r,
+                _ => return Err(format!("{ty} has no `ranges`")),
+            };
+            let scan = resample_scan(
+                num(v, defs, ty, "angle_min")?,
+                num(v, defs, ty, "angle_increment")?,
+                num(v, defs, ty, "range_min")?,
+                num(v, defs, ty, "range_max")?,
+                ranges,
+                self.beams,
+            );
+            self.scans.push(t, scan);
+        } else if topic == t_.ulc_cmd {
+            if num(v, defs, ty, "cmd_type")? == 1.0 {
+                self.speeds.push(t, num(v, defs, ty, "cmd")?);
+            }
+        } else if topic == t_.steering_cmd {
+            if num(v, defs, ty, "cmd_type")? == 3.0 {
+                self.curvatures.push(t, num(v, defs, ty, "cmd")?);
+            }
+        } else if topic == t_.gear_report {
+            let g = v
+                .num(defs, ty, "gear.value")
+                .or_else(|| v.num(defs, ty, "gear"))
+                .ok_or_else(|| format!("{ty} has no gear"))?;
+            if let Some(g) = Gear::from_number(g as u8) {
+                self.gears.push(t, g);
+            }
+        }
+        Ok(())
+    }
+
+    /// The record of the control step at stamp `t`, or None inside a gap of the poses.
+    fn record(&mut self, step: u64, t: f64) -> Option<Record> {
+        let (a, b) = self.poses.around(t);
+        let &(ta, pa) = a?;
+        let p = match b {
+            Some(&(tb, pb)) if tb - ta <= GAP_S => {
+                let f = (t - ta) / (tb - ta);
+                let dyaw = (pb.yaw - pa.yaw + std::f64::consts::PI)
+                    .rem_euclid(std::f64::consts::TAU)
+                    - std::f64::consts::PI;
+                PoseSample {
+                    x: pa.x + f * (pb.x - pa.x),
+                    y: pa.y + f * (pb.y - pa.y),
+                    yaw: pa.yaw + f * dyaw,
+                    ..pa
+                }
+            }
+            // At a pose's own stamp, or after the last pose: that pose.
+            _ if t - ta < 1e-9 => pa,
+            // Inside a gap of the poses: no step.
+            _ => return None,
+        };
+        let twist = self.twists.at(t).map(|x| x.1);
+        let speed = p.speed.or(twist.map(|w| w.0)).unwrap_or(0.0);
+        let yaw_rate = p.yaw_rate.or(twist.map(|w| w.1)).unwrap_or(0.0);
+        let gear = self.gears.at(t).map(|g| g.1).unwrap_or(if speed < 0.0 {
+            Gear::Reverse
+        } else {
+            Gear::High
+        });
+        let logged = match (self.speeds.at(t), self.curvatures.at(t)) {
+            (Some(s), Some(k)) => Some(LoggedCommand {
+                speed_mps: s.1,
+                curvature_per_m: k.1,
+            }),
+            _ => None,
+        };
+        Some(Record {
+            step,
+            t: t - self.t0.unwrap_or(0.0),
+            state: VehicleState {
+                pose: Pose {
+                    x_m: p.x,
+                    y_m: p.y,
+                    yaw_rad: p.yaw,
+                },
+                speed_mps: speed,
+                yaw_rate_rps: yaw_rate,
+                gear,
+                grade: 0.0,
+            },
+            scan: self.scans.at(t).map(|s| s.1.clone()),
+            logged,
+        })
+    }
+
+    /// Builds the control steps the stamps have passed (all up to the last pose at the
+    /// end) and hands each to `each`.
+    fn flush(
+        &mut self,
+        end: bool,
+        each: &mut dyn FnMut(&Record) -> Result<(), LogError>,
+    ) -> Result<(), LogError> {
+        let Some(t0) = self.t0 else { return Ok(()) };
+        let last_pose = self.poses.q.back().map_or(t0, |p| p.0);
+        loop {
+            let t = t0 + self.next as f64 * STEP_S;
+            if t > last_pose + 1e-9 || (!end && t + LAG_S > self.watermark) {
+                break;
+            }
+            let step = self.next;
+            self.next += 1;
+            match self.record(step, t) {
+                Some(r) => each(&r)?,
+                None => self.gap_steps += 1,
+            }
+            for h in [
+                &mut self.speeds as &mut dyn Prune,
+                &mut self.curvatures,
+                &mut self.gears,
+            ] {
+                h.prune_to(t);
+            }
+            self.poses.prune(t);
+            self.twists.prune(t);
+            self.scans.prune(t);
+        }
+        Ok(())
+    }
+}
+
+trait Prune {
+    fn prune_to(&mut self, t: f64);
+}
+
+impl<T> Prune for History<T> {
+    fn prune_to(&mut self, t: f64) {
+        self.prune(t)
+    }
+}
+
+/// The type and definitions of a channel whose topic the replay reads (None for the
+/// others); every channel is listed in `channels`.
+fn channel_defs(
+    ch: &mcap::Channel,
+    topics: &Topics,
+    fallback: &Defs,
+    channels: &mut Vec<(String, String)>,
+) -> Option<(String, Defs)> {
+    let schema = ch.schema.as_ref()?;
+    let ty = normalize(&schema.name);
+    channels.push((ch.topic.clone(), ty.clone()));
+    let wanted = [
+        &topics.odom,
+        &topics.twist,
+        &topics.scan,
+        &topics.ulc_cmd,
+        &topics.steering_cmd,
+        &topics.gear_report,
+    ];
+    if !wanted.contains(&&ch.topic) {
+        return None;
+    }
+    let defs = if schema.encoding == "ros2msg" && !schema.data.is_empty() {
+        // A schema that does not parse leaves the shipped definitions, which name the
+        // type they lack when a message is decoded.
+        Defs::from_schema(&ty, &String::from_utf8_lossy(&schema.data))
+            .unwrap_or_else(|_| fallback.clone())
+    } else {
+        fallback.clone()
+    };
+    Some((ty, defs))
+}
+
+/// What a bag's reading found besides the records.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BagInfo {
+    /// Messages read of the topics used.
+    pub messages: u64,
+    /// Control steps left out inside gaps of the poses (longer than [`GAP_S`]).
+    pub gap_steps: u64,
+    /// Topic → message type, of every channel of the bag.
+    pub channels: Vec<(String, String)>,
+}
+
+/// Reads an MCAP bag's bytes (`file` names it in errors) and hands each control step's
+/// record to `each`. A bag without the odometry topic, or with a message that does not
+/// decode, is an error naming the topic and the message's place in the file.
+pub fn read_mcap(
+    file: &str,
+    bytes: &[u8],
+    topics: &Topics,
+    beams: usize,
+    mut each: impl FnMut(&Record) -> Result<(), LogError>,
+) -> Result<BagInfo, LogError> {
+    let ferr = |message: String| LogError::File {
+        file: file.to_string(),
+        message,
+    };
+    let stream =
+        mcap::MessageStream::new(bytes).map_err(|e| ferr(format!("not an MCAP file: {e}")))?;
+    let fallback = shipped_defs();
+    let mut defs_of: HashMap<u16, Option<(String, Defs)>> = HashMap::new();
+    let mut channels = Vec::new();
+    let mut al = Aligner::new(topics, beams);
+    let mut messages = 0u64;
+    for (k, m) in stream.enumerate() {
+        let m = m.map_err(|e| ferr(format!("after message {k}: a bad or truncated MCAP: {e}")))?;
+        let ch = &m.channel;
+        let entry = defs_of
+            .entry(ch.id)
+            .or_insert_with(|| channel_defs(ch, topics, &fallback, &mut channels));
+        let Some((ty, defs)) = entry else { continue };
+        let place = || {
+            format!(
+                "topic {} message {k} (log time {} ns)",
+                ch.topic, m.log_time
+            )
+        };
+        if ch.message_encoding != "cdr" {
+            return Err(ferr(format!(
+                "{}: encoding `{}`, not cdr",
+                place(),
+                ch.message_encoding
+            )));
+        }
+        let v = decode(defs, ty, &m.data).map_err(|e| ferr(format!("{}: {e}", place())))?;
+        let t = stamp(&v, defs, ty).unwrap_or(m.log_time as f64 * 1e-9);
+        al.take(&ch.topic, ty, defs, &v, t)
+            .map_err(|e| ferr(format!("{}: {e}", place())))?;
+        messages += 1;
+        al.flush(false, &mut each)?;
+    }
+    if al.t0.is_none() {
+        let list: Vec<String> = channels
+            .iter()
+            .map(|(t, ty)| format!("{t} ({ty})"))
+            .collect();
+        return Err(ferr(format!(
+            "no message on the odometry topic {} (the bag has: {}); name it with --topics odom=/topic",
+            topics.odom,
+            if list.is_empty() {
+                "no channels".into()
+            } else {
+                list.join(", ")
+            }
+        )));
+    }
+    al.flush(true, &mut each)?;
+    Ok(BagInfo {
+        messages,
+        gap_steps: al.gap_steps,
+        channels,
+    })
+}
+
+/// Whether a log path is a ROS 2 bag: an `.mcap` or `.db3` file, or a bag's folder (with
+/// its `metadata.yaml`).
+pub fn is_bag(path: &std::path::Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    ext.eq_ignore_ascii_case("mcap")
+        || ext.eq_ignore_ascii_case("db3")
+        || path.join("metadata.yaml").is_file()
+}
+
+/// Reads a bag (an `.mcap` file or a bag's folder of them, in name order) and hands each
+/// control step's record to `each`. Files are mapped, not read into memory. A `.db3`
+/// (sqlite3 storage) is refused with the way to convert it.
+pub fn read_bag(
+    path: &std::path::Path,
+    topics: &Topics,
+    beams: usize,
+    mut each: impl FnMut(&Record) -> Result<(), LogError>,
+) -> Result<BagInfo, LogError> {
+    let file = path.display().to_string();
+    let ferr = |message: String| LogError::File {
+        file: file.clone(),
+        message,
+    };
+    let files: Vec<std::path::PathBuf> = if path.is_dir() {
+        let mut v: Vec<_> = std::fs::read_dir(path)
+            .map_err(|e| LogError::Io(e, file.clone()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "mcap" || e == "db3"))
+            .collect();
+        v.sort();
+        v
+    } else {
+        vec![path.to_path_buf()]
+    };
+    if files.is_empty() {
+        return Err(ferr("a bag folder without .mcap files".into()));
+    }
+    if let Some(db) = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "db3"))
+    {
+        return Err(ferr(format!(
+            "{}: sqlite3 storage is not read; convert the bag to MCAP first \
+             (ros2 bag convert, or rosbags-convert)",
+            db.display()
+        )));
+    }
+    let mut info = BagInfo::default();
+    let mut step = 0u64;
+    for f in &files {
+        let name = f.display().to_string();
+        let fh = std::fs::File::open(f).map_err(|e| LogError::Io(e, name.clone()))?;
+        // SAFETY: the file is only read; a bag changed by another program while it is
+        // replayed can give wrong records, as reading it in pieces could.
+        let map = unsafe { memmap2::Mmap::map(&fh) }.map_err(|e| LogError::Io(e, name.clone()))?;
+        let i = read_mcap(&name, &map, topics, beams, |r| {
+            let mut r = r.clone();
+            r.step = step;
+            step += 1;
+            each(&r)
+        })?;
+        info.messages += i.messages;
+        info.gap_steps += i.gap_steps;
+        info.channels.extend(i.channels);
+    }
+    Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 720 rays from −135° to 135° onto 360 beams: every beam ahead and to the sides gets
+    /// its nearest ray, the 90° behind none; NaN and +inf are no return, −inf and a range
+    /// below range_min are 0 m, beyond range_max no return.
+    #[test]
+    fn a_720_ray_scan_of_270_degrees_resamples_to_the_nearest_return_per_beam() {
+        let (n, a0, a1) = (720, (-135f64).to_radians(), 135f64.to_radians());
+        let inc = (a1 - a0) / (n - 1) as f64;
+        let mut r: Vec<f64> = (0..n).map(|j| 10.0 + j as f64 * 0.01).collect();
+        r[0] = f64::NAN;
+        r[719] = f64::NEG_INFINITY;
+        r[360] = f64::INFINITY; // at +0.19°: beam 0 keeps its other ray
+        r[400] = 0.05; // below range_min
+        r[500] = 50.0; // beyond range_max
+        let s = resample_scan(a0, inc, 0.1, 40.0, &r, 360);
+        let covered = s.iter().filter(|b| b.is_some()).count();
+        // Beams at −135° … 135°: 271 bearings; 225° … 315° behind are unseen.
+        assert_eq!(covered, 271, "{covered}"); // beam 225 (−135°) keeps ray 1 beside the NaN
+        assert!(s[180].is_none() && s[200].is_none());
+        // Beam 0: rays 359 (−0.19°) and 360 (inf): the finite one.
+        assert_eq!(s[0], Some(10.0 + 359.0 * 0.01));
+        // Beam 135 (135°): ray 719 is −inf, taken as 0 m.
+        assert_eq!(s[135], Some(0.0));
+        // Ray 400 (below range_min) is at about 20.2°: its beam reads 0 m.
+        let b400 = ((a0 + 400.0 * inc).to_degrees().round() as i64).rem_euclid(360) as usize;
+        assert_eq!(s[b400], Some(0.0));
+        // Ray 500 (beyond range_max) leaves its beam to its neighbour ray.
+        let b500 = ((a0 + 500.0 * inc).to_degrees().round() as i64).rem_euclid(360) as usize;
+        assert!(s[b500].unwrap() < 40.0);
+        // Each beam has the minimum of its rays: beam 10 from rays near 10°.
+        let want = (0..n)
+            .filter(|&j| ((a0 + j as f64 * inc).to_degrees().round() as i64).rem_euclid(360) == 10)
+            .map(|j| r[j])
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(s[10], Some(want));
+    }
+
+    fn data(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/bags")
+            .join(name)
+    }
+
+    /// The bag written by rosbags (tests/data/bags/make.py): 6 s at 50 Hz give 301 control
+    /// steps, each with the odometry's pose and speed, the logged command, the gear, and
+    /// the scan's wall ahead at 20 − x m.
+    #[test]
+    fn the_rosbags_bag_gives_a_record_per_control_step() {
+        let mut recs = Vec::new();
+        let info = read_bag(&data("drive"), &Topics::default(), 360, |r| {
+            recs.push(r.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(recs.len(), 301);
+        assert_eq!(info.gap_steps, 0);
+        assert!(
+            info.channels
+                .iter()
+                .any(|(t, ty)| t == "/diagnostics_text" && ty == "std_msgs/String")
+        );
+        for (k, r) in recs.iter().enumerate() {
+            assert_eq!(r.step, k as u64);
+            assert!((r.t - k as f64 * STEP_S).abs() < 1e-6, "{k}: {}", r.t);
+            let x = 3.0 * k as f64 * STEP_S;
+            assert!((r.state.pose.x_m - x).abs() < 1e-6, "{k}");
+            assert_eq!((r.state.speed_mps, r.state.gear), (3.0, Gear::High));
+            let l = r.logged.unwrap();
+            assert_eq!((l.speed_mps, l.curvature_per_m), (3.0, 0.0));
+            // The latest scan, taken at or before the step (every 0.1 s).
+            let scan_x = 3.0 * (k / 5 * 5) as f64 * STEP_S;
+            let ahead = r.scan.as_ref().unwrap()[0].unwrap();
+            assert!((ahead - (20.0 - scan_x)).abs() < 1e-3, "{k}: {ahead}");
+        }
+    }
+
+    /// A cut bag is an error naming the file; a bag without the odometry topic names the
+    /// topics it has.
+    #[test]
+    fn cut_bags_and_missing_topics_are_named() {
+        let bytes = std::fs::read(data("drive/drive.mcap")).unwrap();
+        let cut = &bytes[..bytes.len() * 2 / 3];
+        let e = read_mcap("cut.mcap", cut, &Topics::default(), 360, |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cut.mcap") && e.contains("truncated") || e.contains("bad"),
+            "{e}"
+        );
+        let topics = Topics::parse("odom=/nothing").unwrap();
+        let e = read_mcap("d.mcap", &bytes, &topics, 360, |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/nothing") && e.contains("/odom (nav_msgs/Odometry)"),
+            "{e}"
+        );
+        assert!(Topics::parse("lidar=/x").unwrap_err().contains("lidar"));
+        let e = read_mcap(
+            "x.mcap",
+            b"not a bag at all",
+            &Topics::default(),
+            360,
+            |_| Ok(()),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("x.mcap"), "{e}");
+    }
+}

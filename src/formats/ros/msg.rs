@@ -1,0 +1,208 @@
+//! ROS 2 message definitions (the `.msg` language), as MCAP bags carry them in each
+//! channel's schema (encoding `ros2msg`: the message's own text, then each type it uses
+//! after a line of `=` and `MSG: pkg/Type`). Parsed into field lists that
+//! [`super::cdr`] walks to decode a message without ROS installed.
+//!
+//! What is read: the primitive types, `string` and `wstring` (also bounded, `string<=N`),
+//! nested types (`pkg/Type`, `pkg/msg/Type`, or `Type` of the same package), arrays
+//! `T[]`, `T[N]` and `T[<=N]`; constants (`TYPE NAME=VALUE`), default values and comments
+//! are skipped. `builtin_interfaces/Time`, `builtin_interfaces/Duration` and
+//! `std_msgs/Header` are known without a definition.
+
+use std::collections::HashMap;
+
+/// A primitive type of the `.msg` language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prim {
+    Bool,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+    Str,
+}
+
+impl Prim {
+    fn of(name: &str) -> Option<Prim> {
+        Some(match name {
+            "bool" => Prim::Bool,
+            "int8" => Prim::I8,
+            "uint8" | "byte" | "char" => Prim::U8,
+            "int16" => Prim::I16,
+            "uint16" => Prim::U16,
+            "int32" => Prim::I32,
+            "uint32" => Prim::U32,
+            "int64" => Prim::I64,
+            "uint64" => Prim::U64,
+            "float32" => Prim::F32,
+            "float64" => Prim::F64,
+            "string" | "wstring" => Prim::Str,
+            n if n.starts_with("string<=") || n.starts_with("wstring<=") => Prim::Str,
+            _ => return None,
+        })
+    }
+
+    /// The size and alignment in CDR, bytes (a string's is its length's, 4).
+    pub fn size(self) -> usize {
+        match self {
+            Prim::Bool | Prim::I8 | Prim::U8 => 1,
+            Prim::I16 | Prim::U16 => 2,
+            Prim::I32 | Prim::U32 | Prim::F32 | Prim::Str => 4,
+            Prim::I64 | Prim::U64 | Prim::F64 => 8,
+        }
+    }
+}
+
+/// A field's type: a primitive or a nested message (its full name `pkg/Type`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Type {
+    Prim(Prim),
+    Msg(String),
+}
+
+/// How many values a field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    One,
+    /// `T[N]`: exactly N, no length on the wire.
+    Fixed(usize),
+    /// `T[]` or `T[<=N]`: a u32 length first.
+    Seq,
+}
+
+/// One field of a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub name: String,
+    pub ty: Type,
+    pub count: Count,
+}
+
+/// Message definitions by full name (`pkg/Type`).
+#[derive(Debug, Clone, Default)]
+pub struct Defs {
+    pub types: HashMap<String, Vec<Field>>,
+}
+
+/// `pkg/msg/Type` → `pkg/Type`.
+pub fn normalize(name: &str) -> String {
+    let parts: Vec<&str> = name.split('/').collect();
+    match parts.as_slice() {
+        [pkg, "msg", t] => format!("{pkg}/{t}"),
+        _ => name.to_string(),
+    }
+}
+
+impl Defs {
+    /// The definitions of an MCAP `ros2msg` schema for the message `name`: its own text and
+    /// the `MSG:` sections after it. An error names the line.
+    pub fn from_schema(name: &str, text: &str) -> Result<Defs, String> {
+        let mut defs = Defs::builtin();
+        let mut current = normalize(name);
+        let mut body = String::new();
+        for line in text.lines() {
+            if line.starts_with("====") {
+                defs.add(&current, &body)?;
+                body.clear();
+                continue;
+            }
+            if let Some(t) = line.strip_prefix("MSG:") {
+                current = normalize(t.trim());
+                continue;
+            }
+            body.push_str(line);
+            body.push('\n');
+        }
+        defs.add(&current, &body)?;
+        Ok(defs)
+    }
+
+    /// The three types every bag relies on.
+    pub fn builtin() -> Defs {
+        let mut d = Defs::default();
+        for (n, t) in [
+            ("builtin_interfaces/Time", "int32 sec\nuint32 nanosec\n"),
+            ("builtin_interfaces/Duration", "int32 sec\nuint32 nanosec\n"),
+            (
+                "std_msgs/Header",
+                "builtin_interfaces/Time stamp\nstring frame_id\n",
+            ),
+        ] {
+            d.add(n, t).expect("the built-in definitions parse");
+        }
+        d
+    }
+
+    /// Adds the definition of `name` from its `.msg` text.
+    pub fn add(&mut self, name: &str, text: &str) -> Result<(), String> {
+        let pkg = name.split('/').next().unwrap_or("");
+        let mut fields = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let mut words = line.split_whitespace();
+            let (Some(ty), Some(fname)) = (words.next(), words.next()) else {
+                return Err(format!(
+                    "{name} line {}: `{line}` is not `TYPE NAME`",
+                    i + 1
+                ));
+            };
+            if fname.contains('=') || words.next().is_some_and(|w| w.starts_with('=')) {
+                continue; // a constant
+            }
+            fields.push(
+                parse_field(pkg, ty, fname).map_err(|m| format!("{name} line {}: {m}", i + 1))?,
+            );
+        }
+        self.types.insert(normalize(name), fields);
+        Ok(())
+    }
+
+    /// The fields of a type, or an error naming the type no definition was given for.
+    pub fn fields(&self, name: &str) -> Result<&[Field], String> {
+        self.types
+            .get(name)
+            .map(Vec::as_slice)
+            .ok_or_else(|| format!("no definition of the message type {name}"))
+    }
+}
+
+fn parse_field(pkg: &str, ty: &str, name: &str) -> Result<Field, String> {
+    let (base, count) = match ty.find('[') {
+        None => (ty, Count::One),
+        Some(k) => {
+            let inner = ty[k + 1..]
+                .strip_suffix(']')
+                .ok_or_else(|| format!("`{ty}`: an array type without its `]`"))?;
+            let count = if inner.is_empty() || inner.starts_with("<=") {
+                Count::Seq
+            } else {
+                Count::Fixed(
+                    inner
+                        .parse()
+                        .map_err(|_| format!("`{ty}`: `{inner}` is not an array size"))?,
+                )
+            };
+            (&ty[..k], count)
+        }
+    };
+    let ty = match Prim::of(base) {
+        Some(p) => Type::Prim(p),
+        None if base == "Header" => Type::Msg("std_msgs/Header".into()),
+        None if base.contains('/') => Type::Msg(normalize(base)),
+        None => Type::Msg(format!("{pkg}/{base}")),
+    };
+    Ok(Field {
+        name: name.to_string(),
+        ty,
+        count,
+    })
+}

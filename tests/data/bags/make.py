@@ -1,0 +1,106 @@
+"""Writes the ROS 2 test bag with rosbags (a rosbag2 writer no one here wrote):
+python3 tests/data/bags/make.py   (pip install rosbags)
+
+drive/: a rosbag2 bag in MCAP storage, 6 s of a drive east along y = 0 at 3 m/s from x = 0,
+toward a wall across the lane at x = 20 m:
+  /odom                 nav_msgs/msg/Odometry at 50 Hz (pose, twist), stamps from t = 100 s
+  /scan                 sensor_msgs/msg/LaserScan at 10 Hz, 720 rays from -135 to 135 deg:
+                        the wall (20 - x) / cos(a) m for |a| <= 30 deg, +inf elsewhere,
+                        NaN in ray 0 (REP-117: no valid measurement)
+  /vehicle/ulc_cmd      ds_dbw_msgs/msg/UlcCmd at 50 Hz: 3 m/s (cmd_type 1)
+  /vehicle/steering_cmd ds_dbw_msgs/msg/SteeringCmd at 50 Hz: curvature 0 (cmd_type 3)
+  /vehicle/gear_report  ds_dbw_msgs/msg/GearReport at 10 Hz: gear 4 (high)
+  /diagnostics_text     std_msgs/msg/String at 1 Hz (a topic the replay ignores)
+The ds_dbw_msgs types are registered from the definitions acres ships (data/msgs/), and
+rosbags writes each definition into the bag's schema records.
+"""
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+here = Path(__file__).parent
+msgs = here.parent.parent.parent / "data" / "msgs" / "ds_dbw_msgs"
+ts = get_typestore(Stores.ROS2_HUMBLE)
+for name in ["UlcCmd", "SteeringCmd", "GearReport"]:
+    ts.register(get_types_from_msg((msgs / f"{name}.msg").read_text(), f"ds_dbw_msgs/msg/{name}"))
+
+T = ts.types
+Header, Time = T["std_msgs/msg/Header"], T["builtin_interfaces/msg/Time"]
+Odometry, LaserScan = T["nav_msgs/msg/Odometry"], T["sensor_msgs/msg/LaserScan"]
+G = T  # geometry types
+String = T["std_msgs/msg/String"]
+
+
+def header(t):
+    sec = int(t)
+    return Header(stamp=Time(sec=sec, nanosec=int(round((t - sec) * 1e9))), frame_id="base_link")
+
+
+def odom(t, x):
+    pose = G["geometry_msgs/msg/Pose"](
+        position=G["geometry_msgs/msg/Point"](x=x, y=0.0, z=0.0),
+        orientation=G["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0))
+    twist = G["geometry_msgs/msg/Twist"](
+        linear=G["geometry_msgs/msg/Vector3"](x=3.0, y=0.0, z=0.0),
+        angular=G["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=0.0))
+    return Odometry(
+        header=header(t), child_frame_id="base_link",
+        pose=G["geometry_msgs/msg/PoseWithCovariance"](pose=pose, covariance=np.zeros(36)),
+        twist=G["geometry_msgs/msg/TwistWithCovariance"](twist=twist, covariance=np.zeros(36)))
+
+
+def scan(t, x):
+    n, a0, a1 = 720, math.radians(-135), math.radians(135)
+    inc = (a1 - a0) / (n - 1)
+    r = np.full(n, np.inf, np.float32)
+    for j in range(n):
+        a = a0 + j * inc
+        if abs(a) <= math.radians(30):
+            r[j] = (20.0 - x) / math.cos(a)
+    r[0] = np.nan
+    return LaserScan(header=header(t), angle_min=a0, angle_max=a1, angle_increment=inc,
+                     time_increment=0.0, scan_time=0.1, range_min=0.1, range_max=40.0,
+                     ranges=r, intensities=np.zeros(0, np.float32))
+
+
+def main():
+    out = here / "drive"
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = 100.0
+    with Writer(out, version=8, storage_plugin=StoragePlugin.MCAP) as w:
+        c = {name: w.add_connection(topic, ty, typestore=ts) for name, topic, ty in [
+            ("odom", "/odom", "nav_msgs/msg/Odometry"),
+            ("scan", "/scan", "sensor_msgs/msg/LaserScan"),
+            ("ulc", "/vehicle/ulc_cmd", "ds_dbw_msgs/msg/UlcCmd"),
+            ("steer", "/vehicle/steering_cmd", "ds_dbw_msgs/msg/SteeringCmd"),
+            ("gear", "/vehicle/gear_report", "ds_dbw_msgs/msg/GearReport"),
+            ("text", "/diagnostics_text", "std_msgs/msg/String"),
+        ]}
+        ulc = T["ds_dbw_msgs/msg/UlcCmd"]
+        steer = T["ds_dbw_msgs/msg/SteeringCmd"]
+        gear = T["ds_dbw_msgs/msg/GearReport"]
+        for k in range(301):
+            t = t0 + k * 0.02
+            x = 3.0 * k * 0.02
+            ns = int(round(t * 1e9))
+            put = lambda name, msg: w.write(c[name], ns, ts.serialize_cdr(msg, c[name].msgtype))
+            put("odom", odom(t, x))
+            put("ulc", ulc(header=header(t), cmd=3.0, cmd_type=1, limit_accel=0.0,
+                           limit_decel=0.0, limit_jerk_throttle=0.0, limit_jerk_brake=0.0,
+                           enable=True, clear=False, enable_shift=False,
+                           enable_shift_park=False, coast_decel=False))
+            put("steer", steer(header=header(t), cmd=0.0, cmd_type=3, cmd_rate=0.0,
+                               cmd_accel=0.0, enable=True, clear=False, ignore=False))
+            if k % 5 == 0:
+                put("scan", scan(t, x))
+                put("gear", gear(header=header(t), gear=4, cmd=4, driver=4))
+            if k % 50 == 0:
+                put("text", String(data=f"t={t:.1f}"))
+
+
+if __name__ == "__main__":
+    main()
