@@ -31,7 +31,8 @@ requested_curvature_per_m, speed_mps, curvature_per_m, gear, brake_hold, cap_mps
 lowest speed a rule allowed, empty where none acted), rules (the rule codes that
 intervened, ';'-separated), obstacle_distance_m, logged_speed_mps,
 logged_curvature_per_m, d_speed_mps, d_curvature_per_m (replayed minus logged),
-logged_breaks (the rules the logged command broke). JSON Lines rows hold the whole
+logged_breaks (the rules the logged command broke), relocated (the pose jumped: the
+vehicle found on the path anew), scan_missing (no scan: the obstacle rule saw nothing). JSON Lines rows hold the whole
 replayed command row. With --compare: step, t, speed_a_mps, speed_b_mps,
 curvature_a_per_m, curvature_b_per_m, rules_a, rules_b, differ.
 
@@ -119,7 +120,7 @@ fn join(v: &[String]) -> String {
     v.join(";")
 }
 
-const ROW_HEADER: [&str; 17] = [
+const ROW_HEADER: [&str; 19] = [
     "step",
     "t",
     "vehicle_speed_mps",
@@ -137,6 +138,8 @@ const ROW_HEADER: [&str; 17] = [
     "d_speed_mps",
     "d_curvature_per_m",
     "logged_breaks",
+    "relocated",
+    "scan_missing",
 ];
 
 const COMPARE_HEADER: [&str; 9] = [
@@ -151,7 +154,7 @@ const COMPARE_HEADER: [&str; 9] = [
     "differ",
 ];
 
-fn csv_row(r: &ReplayRow) -> [String; 17] {
+fn csv_row(r: &ReplayRow) -> [String; 19] {
     let w = &r.row;
     let breaks = rule_codes(&r.logged_breaks);
     let (ls, lk) = match r.logged {
@@ -176,6 +179,8 @@ fn csv_row(r: &ReplayRow) -> [String; 17] {
         fmt(r.d_speed_mps),
         fmt(r.d_curvature_per_m),
         join(&breaks),
+        r.relocated.to_string(),
+        r.scan_missing.to_string(),
     ]
 }
 
@@ -228,6 +233,9 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         message: m,
     };
     let on_record = |line: u64, rec: &Record| -> Result<(), LogError> {
+        if sum_a.steps == 0 {
+            warn_if_far(&name, &a, rec);
+        }
         let ra = a.step(rec).map_err(|m| line_err(line, m))?;
         sum_a.add(&ra);
         if args.plot.is_some() {
@@ -353,6 +361,21 @@ fn replayers(
         None => None,
     };
     Ok((a, b))
+}
+
+/// A log starting further than this from its route is warned of, m.
+const FAR_FROM_ROUTE_M: f64 = 10.0;
+
+/// Warns where a log starts far from the route it is replayed on (the default scenario's
+/// route, say, for a log of another drive): its path positions would mean nothing.
+fn warn_if_far(name: &str, a: &Replayer, rec: &Record) {
+    let d = a.distance_to_route(rec.state.pose);
+    if d > FAR_FROM_ROUTE_M {
+        eprintln!(
+            "warning: {name} starts {d:.1} m from the route it is replayed on: give the route \
+             driven (--route, or --scenario)"
+        );
+    }
 }
 
 /// Replays a ROS 2 bag's control steps; warns of the steps left out in gaps of its poses.
@@ -539,6 +562,38 @@ fn summary_table(s: &Summary) -> String {
             s.mismatches
         )),
         None => t.push_str("mismatches with the log: none\n"),
+    }
+    t.push_str(&imperfections(s));
+    t
+}
+
+/// The lines of the summary on what the log lacked: steps without a scan, differences
+/// they leave unjudged, pose jumps.
+fn imperfections(s: &Summary) -> String {
+    let mut t = String::new();
+    if s.steps_without_scan > 0 {
+        t.push_str(&format!(
+            "steps without a scan: {} (the obstacle rule not evaluated there; {} lower logged speeds unjudged)\n",
+            s.steps_without_scan, s.unjudged
+        ));
+    }
+    if s.relocations > 0 {
+        let list: Vec<String> = s
+            .relocation_steps
+            .iter()
+            .take(10)
+            .map(|k| k.to_string())
+            .collect();
+        let more = if s.relocations as usize > list.len() {
+            ", …"
+        } else {
+            ""
+        };
+        t.push_str(&format!(
+            "pose jumps (found on the path anew): {} ({}{more})\n",
+            s.relocations,
+            list.join(", ")
+        ));
     }
     t
 }

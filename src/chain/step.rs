@@ -287,6 +287,31 @@ impl Chain {
         }
     }
 
+    /// Finds the vehicle on the path anew after a jump of its pose (a relocalisation, a
+    /// gap in a log, two drives joined): the projection searches every part of the path
+    /// instead of a window around the last one, and the tracker starts over (its tracks
+    /// would have moved with the jump).
+    pub fn relocate(&mut self, pose: Pose) {
+        let here = geo::Coord {
+            x: pose.x_m,
+            y: pose.y_m,
+        };
+        let mut best = (f64::INFINITY, 0, None);
+        for (k, part) in self.path.parts().iter().enumerate() {
+            let p = self.path.project(here, part, None);
+            let d = (p.point.x - here.x).hypot(p.point.y - here.y);
+            if d < best.0 {
+                best = (d, k, Some(p.segment));
+            }
+        }
+        self.driver_state = DriverState {
+            part: best.1,
+            hint: best.2,
+        };
+        self.tracker = Tracker::new(self.tracker.config());
+        self.passing = false;
+    }
+
     /// The path driven.
     pub fn path(&self) -> &Path {
         &self.path

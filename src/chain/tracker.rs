@@ -185,6 +185,11 @@ impl Tracker {
         }
     }
 
+    /// Its configuration.
+    pub fn config(&self) -> TrackerConfig {
+        self.cfg
+    }
+
     /// Takes the scan of time `t_s` seen from `pose`.
     pub fn update(&mut self, t_s: f64, pose: Pose, scan: &Scan, geometry: &ScanGeometry) {
         self.cluster(pose, scan, geometry);

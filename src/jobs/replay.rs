@@ -31,6 +31,10 @@ pub struct ReplayRow {
     pub d_curvature_per_m: f64,
     /// The interventions the shield makes to the logged command: the rules it broke.
     pub logged_breaks: Vec<Intervention>,
+    /// Whether the pose jumped here (the vehicle was found on the path anew).
+    pub relocated: bool,
+    /// Whether the record had no scan: the obstacle rule saw nothing and is not judged.
+    pub scan_missing: bool,
 }
 
 impl ReplayRow {
@@ -48,7 +52,16 @@ impl ReplayRow {
     pub fn mismatch(&self) -> bool {
         self.logged.is_some() && (self.d_speed_mps != 0.0 || self.d_curvature_per_m != 0.0)
     }
+
+    /// A difference a missing scan can explain: the logged speed below the replayed one at
+    /// a step without a scan (the logged obstacle rule may have seen what the log lacks).
+    pub fn unjudged(&self) -> bool {
+        self.scan_missing && self.mismatch() && self.d_speed_mps > 0.0
+    }
 }
+
+/// A pose that moves further than its speed explains by more than this, m, is a jump.
+pub const JUMP_M: f64 = 2.0;
 
 /// The chain of one replay.
 #[derive(Debug)]
@@ -56,6 +69,8 @@ pub struct Replayer {
     chain: Chain,
     beams: usize,
     ranges: Vec<f64>,
+    /// The last record's time, pose and speed.
+    prev: Option<(f64, crate::chain::shield::Pose, f64)>,
 }
 
 impl Replayer {
@@ -74,11 +89,44 @@ impl Replayer {
             chain: Chain::new(config, route, Grip::Unknown)?.with_shield(shield),
             beams: config.control.corridor.beams as usize,
             ranges: Vec::new(),
+            prev: None,
         })
+    }
+
+    /// The distance from a pose to the route, m (to warn of a log far from its route).
+    pub fn distance_to_route(&self, pose: crate::chain::shield::Pose) -> f64 {
+        let path = self.chain.path();
+        let here = geo::Coord {
+            x: pose.x_m,
+            y: pose.y_m,
+        };
+        path.parts()
+            .iter()
+            .map(|part| {
+                let p = path.project(here, part, None);
+                (p.point.x - here.x).hypot(p.point.y - here.y)
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether the record's pose jumped from the last one: further than the larger of the
+    /// two speeds covers in the time between them, by more than [`JUMP_M`].
+    fn jumped(&self, rec: &Record) -> bool {
+        let Some((t, p, v)) = self.prev else {
+            return false;
+        };
+        let dt = (rec.t - t).abs();
+        let moved = (rec.state.pose.x_m - p.x_m).hypot(rec.state.pose.y_m - p.y_m);
+        moved > v.abs().max(rec.state.speed_mps.abs()) * dt + JUMP_M
     }
 
     /// Replays one record.
     pub fn step(&mut self, rec: &Record) -> Result<ReplayRow, String> {
+        let relocated = self.jumped(rec);
+        if relocated {
+            self.chain.relocate(rec.state.pose);
+        }
+        self.prev = Some((rec.t, rec.state.pose, rec.state.speed_mps));
         self.ranges.clear();
         match &rec.scan {
             Some(s) => self
@@ -122,6 +170,8 @@ impl Replayer {
             d_speed_mps: ds,
             d_curvature_per_m: dk,
             logged_breaks: breaks,
+            relocated,
+            scan_missing: rec.scan.is_none(),
         })
     }
 }
@@ -134,41 +184,79 @@ pub struct Summary {
     pub skipped: u64,
     /// Rule code → the number of steps it intervened.
     pub interventions: BTreeMap<String, u64>,
-    /// The largest reduction of the requested speed, m/s, and its step.
+    /// The largest reduction of the requested speed by a shield intervention (the speed
+    /// ramp and the launch hold are not the shield's), m/s, and its step.
     pub max_speed_reduction_mps: f64,
     pub max_speed_reduction_step: Option<u64>,
-    /// Rule code → the steps where the logged command broke it (the first 100).
+    /// Rule code → the steps where the logged command broke it (the first
+    /// [`STEP_LIST_MAX`]; `logged_break_counts` has them all).
     pub logged_breaks: BTreeMap<String, Vec<u64>>,
     /// Rule code → the number of steps where the logged command broke it.
     pub logged_break_counts: BTreeMap<String, u64>,
-    /// Steps whose replayed command differs from the logged one, and the first of them.
+    /// Whether every step list is whole (none was cut at [`STEP_LIST_MAX`]).
+    pub step_lists_complete: bool,
+    /// Steps whose replayed command differs from the logged one, and the first of them
+    /// (the unjudged ones apart).
     pub mismatches: u64,
     pub first_mismatch_step: Option<u64>,
+    /// Differences a missing scan can explain (the logged speed lower at a step without a
+    /// scan): not counted as mismatches.
+    pub unjudged: u64,
+    /// Steps whose record had no scan: the obstacle rule saw nothing there.
+    pub steps_without_scan: u64,
+    /// Steps where the pose jumped and the vehicle was found on the path anew (the first
+    /// [`STEP_LIST_MAX`]), and how many.
+    pub relocations: u64,
+    pub relocation_steps: Vec<u64>,
 }
+
+/// The most steps a list of the summary holds.
+pub const STEP_LIST_MAX: usize = 100;
 
 impl Summary {
     /// Adds a replayed row.
     pub fn add(&mut self, r: &ReplayRow) {
+        if self.steps == 0 {
+            self.step_lists_complete = true;
+        }
         self.steps += 1;
         for code in rule_codes(&r.row.interventions) {
             *self.interventions.entry(code).or_default() += 1;
         }
-        let red = r.row.requested.speed_mps.abs() - r.row.speed_mps.abs();
-        if red > self.max_speed_reduction_mps {
-            self.max_speed_reduction_mps = red;
-            self.max_speed_reduction_step = Some(r.step);
+        if let Some(cap) = r.cap_mps() {
+            let red = r.row.requested.speed_mps.abs() - cap;
+            if red > self.max_speed_reduction_mps {
+                self.max_speed_reduction_mps = red;
+                self.max_speed_reduction_step = Some(r.step);
+            }
         }
         for code in rule_codes(&r.logged_breaks) {
             *self.logged_break_counts.entry(code.clone()).or_default() += 1;
             let steps = self.logged_breaks.entry(code).or_default();
-            if steps.len() < 100 {
-                steps.push(r.step);
-            }
+            self.step_lists_complete &= push_capped(steps, r.step);
         }
-        if r.mismatch() {
+        self.steps_without_scan += r.scan_missing as u64;
+        if r.relocated {
+            self.relocations += 1;
+            self.step_lists_complete &= push_capped(&mut self.relocation_steps, r.step);
+        }
+        if r.unjudged() {
+            self.unjudged += 1;
+        } else if r.mismatch() {
             self.mismatches += 1;
             self.first_mismatch_step.get_or_insert(r.step);
         }
+    }
+}
+
+/// Pushes a step onto a summary list while it is shorter than [`STEP_LIST_MAX`]; false
+/// when the list was full.
+fn push_capped(steps: &mut Vec<u64>, step: u64) -> bool {
+    if steps.len() < STEP_LIST_MAX {
+        steps.push(step);
+        true
+    } else {
+        false
     }
 }
 
@@ -295,5 +383,102 @@ mod tests {
             assert_eq!(sum.mismatches, 0);
             assert_eq!(sum.steps, rows.len() as u64);
         }
+    }
+
+    /// The opening scenario's log, its records as JSON values.
+    fn opening() -> (Scenario, Vec<serde_json::Value>) {
+        let text = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/opening.json"
+        ));
+        let (s, log) = record("opening.json", text);
+        let recs = log
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        (s, recs)
+    }
+
+    fn lines(recs: &[serde_json::Value]) -> Vec<u8> {
+        recs.iter()
+            .flat_map(|r| format!("{r}\n").into_bytes())
+            .collect()
+    }
+
+    /// Two drives joined: the second starts back at the first's start, 30-odd m behind.
+    /// The jump is found at its step alone, the vehicle is found on the path anew, and the
+    /// second drive's obstacle distances are the first's (no phantom obstacle from a stale
+    /// path position).
+    #[test]
+    fn a_pose_jump_back_is_found_and_relocated() {
+        let (s, recs) = opening();
+        let n = recs.len().min(400);
+        let mut joined: Vec<serde_json::Value> = recs[..n].to_vec();
+        for (k, r) in recs[..n].iter().enumerate() {
+            let mut r = r.clone();
+            r["step"] = serde_json::json!(n + k);
+            r["t"] = serde_json::json!((n + k) as f64 * 0.02);
+            joined.push(r);
+        }
+        let (rows, sum) = replay_all(&Config::builtin(), &lines(&joined), &s);
+        assert_eq!(
+            (sum.relocations, sum.relocation_steps.clone()),
+            (1, vec![n as u64])
+        );
+        assert!(rows.iter().all(|r| r.relocated == (r.step == n as u64)));
+        // The same poses give the same stations; the obstacle distances agree but for
+        // the few centimetres of the other curvature the rate limit carries over the jump.
+        for k in 0..n {
+            let (a, b) = (&rows[k].row, &rows[n + k].row);
+            assert_eq!(a.station_m, b.station_m, "step {k}");
+            let (da, db) = (a.obstacle_distance_m, b.obstacle_distance_m);
+            assert!(da == db || (da - db).abs() < 0.05, "step {k}: {da} {db}");
+        }
+    }
+
+    /// The same log without its scans: every step is marked, the obstacle rule's slowing
+    /// in the log is left unjudged rather than counted as mismatches.
+    #[test]
+    fn a_scanless_log_leaves_the_obstacle_rule_unjudged() {
+        let (s, recs) = opening();
+        let with = replay_all(&Config::builtin(), &lines(&recs), &s).1;
+        assert!(with.interventions.contains_key("obstacle"), "{with:?}");
+        let bare: Vec<serde_json::Value> = recs
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut().unwrap().remove("scan");
+                r
+            })
+            .collect();
+        let (rows, sum) = replay_all(&Config::builtin(), &lines(&bare), &s);
+        assert_eq!(sum.steps_without_scan, rows.len() as u64);
+        assert!(sum.unjudged > 0, "{sum:?}");
+        assert_eq!(sum.mismatches, 0, "{sum:?}");
+        assert!(!sum.interventions.contains_key("obstacle"));
+    }
+
+    /// A launch from rest on an open lane: the speed ramp holds the command below the
+    /// request, but no rule intervenes, so there is no largest reduction by the shield.
+    #[test]
+    fn the_launch_ramp_is_not_a_shield_reduction() {
+        let text = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/opening.json"
+        ));
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["obstacles"] = serde_json::json!([]);
+        v["start"]["speed_mps"] = serde_json::json!(0.0);
+        v["start"]["y_m"] = serde_json::json!(0.0);
+        v["duration_s"] = serde_json::json!(4.0);
+        let (s, log) = record("launch.json", &v.to_string());
+        let (rows, sum) = replay_all(&Config::builtin(), &log, &s);
+        assert!(
+            rows.iter()
+                .any(|r| r.row.speed_mps < r.row.requested.speed_mps - 0.5)
+        );
+        assert_eq!(sum.max_speed_reduction_step, None, "{sum:?}");
+        assert!(sum.step_lists_complete);
     }
 }

@@ -351,3 +351,22 @@ fn a_ros2_bag_replays_with_the_walls_interventions() {
     assert_ne!(code, 0);
     assert!(err.contains("--topics") && err.contains("lidar"), "{err}");
 }
+
+/// A log replayed against a route it is far from (a farm route for a drive at the
+/// origin) is warned of, and the replay still runs.
+#[test]
+fn a_log_far_from_its_route_is_warned_of() {
+    let bag = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bags/drive");
+    let route = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/routes/farm_yard_to_east_lane.json"
+    );
+    let (code, _, err) = run(&["replay", bag, "--route", route]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning") && err.contains("m from the route"),
+        "{err}"
+    );
+    let (_, _, err) = run(&["replay", bag]);
+    assert!(!err.contains("from the route"), "{err}");
+}
