@@ -72,6 +72,10 @@ pub struct Args {
     /// Count and skip bad lines instead of stopping at the first.
     #[arg(long)]
     pub skip_bad: bool,
+    /// Make a record whose t is not after the previous one's an error (by default a
+    /// warning naming its line, and the step takes one control period).
+    #[arg(long)]
+    pub strict: bool,
     /// Draw speed command, shield cap, vehicle speed and curvature over time (.png, .svg).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
@@ -237,6 +241,15 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             warn_if_far(&name, &a, rec);
         }
         let ra = a.step(rec).map_err(|m| line_err(line, m))?;
+        if ra.time_fault {
+            let m = format!("t = {} is not after the previous record's", rec.t);
+            if args.strict {
+                return Err(line_err(line, m));
+            }
+            if sum_a.time_faults < 5 {
+                eprintln!("warning: {name}:{line}: {m} (taken as one control period later)");
+            }
+        }
         sum_a.add(&ra);
         if args.plot.is_some() {
             points.push(point(&ra));
@@ -575,6 +588,12 @@ fn imperfections(s: &Summary) -> String {
         t.push_str(&format!(
             "steps without a scan: {} (the obstacle rule not evaluated there; {} lower logged speeds unjudged)\n",
             s.steps_without_scan, s.unjudged
+        ));
+    }
+    if s.time_faults > 0 {
+        t.push_str(&format!(
+            "records whose t is not after the previous one: {}\n",
+            s.time_faults
         ));
     }
     if s.relocations > 0 {

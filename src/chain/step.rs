@@ -231,6 +231,10 @@ pub struct Chain {
     moving: Vec<MovingObject>,
     /// Whether the moving-object rule let the vehicle pass in front at the last step.
     passing: bool,
+    /// The time of the step being taken and of the last one, where a log gives them
+    /// ([`Chain::set_time`]); else step × 1/50 s.
+    time: Option<f64>,
+    last_time: Option<f64>,
 }
 
 impl Chain {
@@ -258,6 +262,8 @@ impl Chain {
             tracker: Tracker::new(config.control.tracker),
             moving: Vec::new(),
             passing: false,
+            time: None,
+            last_time: None,
         })
     }
 
@@ -284,6 +290,38 @@ impl Chain {
         if self.moving_mode == MovingMode::Oracle {
             self.moving.clear();
             self.moving.extend(objects);
+        }
+    }
+
+    /// Sets the time of the next step, s, for a log whose steps are not 50 Hz apart (a
+    /// 10 Hz log): the rate limits of the speed and the curvature and the tracker follow
+    /// the time since the last step, and the row carries this time (see `step_dt`). A
+    /// time not after the last step's (a duplicated or backward stamp) takes one control
+    /// period.
+    pub fn set_time(&mut self, t_s: f64) {
+        self.time = Some(t_s);
+    }
+
+    /// The time of this step: step × 1/50 s, or the log's where it is half a period or
+    /// more away from that.
+    fn step_time(&self, input: &ChainInput) -> f64 {
+        let nominal = input.step as f64 * CONTROL_DT_S;
+        match self.time {
+            Some(t) if (t - nominal).abs() >= 0.5 * CONTROL_DT_S => t,
+            _ => nominal,
+        }
+    }
+
+    /// The period since the last step, s: one control period, unless a log's times are
+    /// more than half a period away from it (a 10 Hz or 25 Hz log). A 50 Hz log whose
+    /// stamps jitter (a sim log stamps each step with the physics time at 120 Hz, 1/60 s
+    /// or 1/40 s apart) keeps 1/50 s, so its replay stays bit for bit.
+    fn step_dt(&self) -> f64 {
+        match (self.time, self.last_time) {
+            (Some(t), Some(p)) if t > p && ((t - p) - CONTROL_DT_S).abs() > 0.5 * CONTROL_DT_S => {
+                t - p
+            }
+            _ => CONTROL_DT_S,
         }
     }
 
@@ -392,16 +430,17 @@ impl Chain {
                     .interventions
             })
             .unwrap_or_default();
+        let dt = self.step_dt();
         let shielded = shield_and_rate(
             &self.shield,
             &mut self.scratch,
             &sin,
             requested,
             last,
-            self.cfg.curvature_rate_max_per_m_s * CONTROL_DT_S,
+            self.cfg.curvature_rate_max_per_m_s * dt,
         );
         self.passing = shielded.passing;
-        let (v, gear, brake_hold) = gear_logic(&self.cfg, st, shielded.command.speed_mps, last);
+        let (v, gear, brake_hold) = gear_logic(&self.cfg, st, shielded.command.speed_mps, last, dt);
         let out = Command {
             curvature_per_m: shielded.command.curvature_per_m,
             speed_mps: v,
@@ -409,7 +448,7 @@ impl Chain {
         self.last = Some(out);
         let row = CommandRow {
             step: input.step,
-            time_s: input.step as f64 * CONTROL_DT_S,
+            time_s: self.step_time(input),
             source,
             requested,
             curvature_per_m: out.curvature_per_m,
@@ -424,6 +463,7 @@ impl Chain {
             lateral_m: drv.projection.lateral_m,
             finished: drv.finished,
         };
+        self.last_time = self.time.take();
         Ok((row, judged))
     }
 
@@ -433,7 +473,7 @@ impl Chain {
         match self.moving_mode {
             MovingMode::Off => self.moving.clear(),
             MovingMode::Tracker => {
-                let t = input.step as f64 * CONTROL_DT_S;
+                let t = self.step_time(input);
                 let geometry = self.shield.geometry();
                 self.tracker
                     .update(t, input.state.pose, input.scan, geometry);
@@ -554,8 +594,8 @@ fn gear_logic(
     st: &VehicleState,
     speed_mps: f64,
     last: Command,
+    dt: f64,
 ) -> (f64, Gear, bool) {
-    let dt = CONTROL_DT_S;
     let standing = st.speed_mps.abs() < cfg.standstill_mps;
     let mut gear = st.gear;
     // A speed below the standstill speed is a stop: the speed controller cannot follow

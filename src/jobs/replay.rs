@@ -35,6 +35,9 @@ pub struct ReplayRow {
     pub relocated: bool,
     /// Whether the record had no scan: the obstacle rule saw nothing and is not judged.
     pub scan_missing: bool,
+    /// Whether the record's `t` is not after the last record's (duplicated or backward):
+    /// the step then takes one control period.
+    pub time_fault: bool,
 }
 
 impl ReplayRow {
@@ -126,6 +129,8 @@ impl Replayer {
         if relocated {
             self.chain.relocate(rec.state.pose);
         }
+        let time_fault = self.prev.is_some_and(|p| rec.t <= p.0 || rec.t.is_nan());
+        self.chain.set_time(rec.t);
         self.prev = Some((rec.t, rec.state.pose, rec.state.speed_mps));
         self.ranges.clear();
         match &rec.scan {
@@ -172,6 +177,7 @@ impl Replayer {
             logged_breaks: breaks,
             relocated,
             scan_missing: rec.scan.is_none(),
+            time_fault,
         })
     }
 }
@@ -208,6 +214,8 @@ pub struct Summary {
     /// [`STEP_LIST_MAX`]), and how many.
     pub relocations: u64,
     pub relocation_steps: Vec<u64>,
+    /// Steps whose `t` is not after the last step's.
+    pub time_faults: u64,
 }
 
 /// The most steps a list of the summary holds.
@@ -236,6 +244,7 @@ impl Summary {
             self.step_lists_complete &= push_capped(steps, r.step);
         }
         self.steps_without_scan += r.scan_missing as u64;
+        self.time_faults += r.time_fault as u64;
         if r.relocated {
             self.relocations += 1;
             self.step_lists_complete &= push_capped(&mut self.relocation_steps, r.step);
@@ -480,5 +489,53 @@ mod tests {
         );
         assert_eq!(sum.max_speed_reduction_step, None, "{sum:?}");
         assert!(sum.step_lists_complete);
+    }
+
+    /// A launch logged at 10 Hz (every fifth record of a 50 Hz log) replays at 10 Hz: while
+    /// the speed ramp binds, the command rises by accel_max × 0.1 s a row, not × 0.02 s; a
+    /// duplicated record is a time fault and takes one control period.
+    #[test]
+    fn a_10_hz_log_replays_at_10_hz() {
+        let text = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/opening.json"
+        ));
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["obstacles"] = serde_json::json!([]);
+        v["start"]["speed_mps"] = serde_json::json!(0.0);
+        v["start"]["y_m"] = serde_json::json!(0.0);
+        v["duration_s"] = serde_json::json!(3.0);
+        let (s, log) = record("launch.json", &v.to_string());
+        let recs: Vec<serde_json::Value> = log
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        let mut tenth: Vec<serde_json::Value> = Vec::new();
+        for (k, r) in recs.iter().step_by(5).enumerate() {
+            let mut r = r.clone();
+            r["step"] = serde_json::json!(k);
+            r["t"] = serde_json::json!(k as f64 * 0.1);
+            tenth.push(r);
+        }
+        let cfg = Config::builtin();
+        let a = cfg.control.chain.accel_max_mps2;
+        let (rows, sum) = replay_all(&cfg, &lines(&tenth), &s);
+        assert_eq!(sum.time_faults, 0);
+        let rising: Vec<f64> = rows
+            .windows(2)
+            .filter(|w| {
+                w[1].row.speed_mps > 0.0 && w[1].row.speed_mps < 2.5 && w[0].row.speed_mps > 0.0
+            })
+            .map(|w| w[1].row.speed_mps - w[0].row.speed_mps)
+            .collect();
+        assert!(!rising.is_empty());
+        for d in &rising {
+            assert!((d - a * 0.1).abs() < 1e-9, "{d} vs {}", a * 0.1);
+        }
+        let mut dup = tenth.clone();
+        dup.insert(5, tenth[4].clone());
+        let sum = replay_all(&cfg, &lines(&dup), &s).1;
+        assert_eq!(sum.time_faults, 1);
     }
 }

@@ -370,3 +370,31 @@ fn a_log_far_from_its_route_is_warned_of() {
     let (_, _, err) = run(&["replay", bag]);
     assert!(!err.contains("from the route"), "{err}");
 }
+
+/// A CSV log with a duplicated time: a warning naming the line by default, an error
+/// naming it with --strict.
+#[test]
+fn a_repeated_time_warns_or_with_strict_fails_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("drive.csv");
+    let mut text = String::from("t,x_m,y_m,yaw_rad,speed_mps\n");
+    for k in 0..20 {
+        let t = if k == 10 { 9.0 * 0.02 } else { k as f64 * 0.02 };
+        text.push_str(&format!("{t},{},0,0,3\n", 2.0 + 0.06 * k as f64));
+    }
+    std::fs::write(&p, &text).unwrap();
+    let f = p.to_str().unwrap();
+    let (code, out, err) = run(&["replay", f, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["time_faults"], 1);
+    assert!(
+        err.contains("drive.csv:12:") && err.contains("not after"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["replay", f, "--strict"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("drive.csv:12:") && err.contains("not after"),
+        "{err}"
+    );
+}
