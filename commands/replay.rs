@@ -72,6 +72,11 @@ pub struct Args {
     /// Count and skip bad lines instead of stopping at the first.
     #[arg(long)]
     pub skip_bad: bool,
+    /// The frame of the log's poses: world (x east, y north, yaw counter-clockwise: acres's
+    /// logs and its bridge client's CSV) or bridge (x east, y south, yaw and yaw rate
+    /// toward the south, as the vehicle bridge's socket gives them).
+    #[arg(long, value_name = "FRAME", default_value = "world", value_parser = ["world", "bridge"])]
+    pub frame: String,
     /// Make a record whose t is not after the previous one's an error (by default a
     /// warning naming its line, and the step takes one control period).
     #[arg(long)]
@@ -236,7 +241,15 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         line,
         message: m,
     };
+    let bridge_frame = args.frame == "bridge";
     let on_record = |line: u64, rec: &Record| -> Result<(), LogError> {
+        let converted;
+        let rec = if bridge_frame {
+            converted = from_bridge_frame(rec);
+            &converted
+        } else {
+            rec
+        };
         if sum_a.steps == 0 {
             warn_if_far(&name, &a, rec);
         }
@@ -374,6 +387,18 @@ fn replayers(
         None => None,
     };
     Ok((a, b))
+}
+
+/// A record of a log in the bridge's frame (y south, yaw toward the south) in the
+/// library's; the speed and the logged command (curvature positive left) are the same.
+fn from_bridge_frame(rec: &Record) -> Record {
+    use acres::jobs::bridge::frame;
+    let mut r = rec.clone();
+    let p = &mut r.state.pose;
+    let (x, y, yaw) = frame::pose_from_bridge(p.x_m, p.y_m, p.yaw_rad.to_degrees());
+    (p.x_m, p.y_m, p.yaw_rad) = (x, y, yaw);
+    r.state.yaw_rate_rps = frame::flip(r.state.yaw_rate_rps);
+    r
 }
 
 /// A log starting further than this from its route is warned of, m.

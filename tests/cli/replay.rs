@@ -398,3 +398,47 @@ fn a_repeated_time_warns_or_with_strict_fails_at_its_line() {
         "{err}"
     );
 }
+
+/// A CSV in the bridge's frame (y south, yaw toward the south): with --frame bridge a
+/// pose 2 m south in the bridge's numbers (y = 2) is 2 m right of the eastward route, and
+/// a yaw of +0.1 rad toward the south heads right of it; read as world, it would be left.
+#[test]
+fn frame_bridge_reads_south_as_south() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bridge.csv");
+    let mut text = String::from("t,x_m,y_m,yaw_rad,speed_mps\n");
+    for k in 0..10 {
+        text.push_str(&format!(
+            "{},{},2,0.1,3\n",
+            k as f64 * 0.02,
+            5.0 + 0.06 * k as f64
+        ));
+    }
+    std::fs::write(&p, &text).unwrap();
+    let rows = dir.path().join("rows.jsonl");
+    let lateral = |frame: &str| {
+        let (code, _, err) = run(&[
+            "replay",
+            p.to_str().unwrap(),
+            "--frame",
+            frame,
+            "--out",
+            rows.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let first = std::fs::read_to_string(&rows).unwrap();
+        let v: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+        (
+            v["row"]["lateral_m"].as_f64().unwrap(),
+            v["row"]["requested"]["curvature_per_m"].as_f64().unwrap(),
+        )
+    };
+    let (lb, kb) = lateral("bridge");
+    let (lw, kw) = lateral("world");
+    assert!(
+        (lb + 2.0).abs() < 1e-9 && (lw - 2.0).abs() < 1e-9,
+        "{lb} {lw}"
+    );
+    // Right of the route and heading further right, the driver steers left (positive).
+    assert!(kb > 0.0 && kw < 0.0, "{kb} {kw}");
+}
