@@ -81,7 +81,9 @@ pub struct Args {
     /// warning naming its line, and the step takes one control period).
     #[arg(long)]
     pub strict: bool,
-    /// Draw speed command, shield cap, vehicle speed and curvature over time (.png, .svg).
+    /// Draw over time the requested speed, the shield's caps, the speed command, the
+    /// logged command (crossed where it broke a rule), the --compare configuration's
+    /// command and the vehicle speed, and the curvatures below (.png, .svg).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// The summary format.
@@ -202,6 +204,11 @@ fn point(r: &ReplayRow) -> ReplayPoint {
         vehicle_mps: r.vehicle_speed_mps,
         requested_curvature: r.row.requested.curvature_per_m,
         curvature: r.row.curvature_per_m,
+        logged_mps: r.logged.map(|l| l.speed_mps),
+        logged_curvature: r.logged.map(|l| l.curvature_per_m),
+        logged_broke: !r.logged_breaks.is_empty(),
+        compare_mps: None,
+        compare_curvature: None,
     }
 }
 
@@ -221,15 +228,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
     let (mut a, mut b) = replayers(&args, &config)?;
     let name = args.log.display().to_string();
-    let is_csv = args.csv
-        || args
-            .log
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let is_bag = !is_csv && args.log != Path::new("-") && bag::is_bag(&args.log);
-    let topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
-        .map_err(|m| anyhow::anyhow!("--topics: {m}"))?;
-    let (input, bar) = open_input(&args.log, is_bag, global)?;
+    let src = Source::open(&args, global)?;
     let mut sink = Sink::open(&args, b.is_some())?;
 
     let mut sum_a = Summary::default();
@@ -255,13 +254,8 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         }
         let ra = a.step(rec).map_err(|m| line_err(line, m))?;
         if ra.time_fault {
-            let m = format!("t = {} is not after the previous record's", rec.t);
-            if args.strict {
-                return Err(line_err(line, m));
-            }
-            if sum_a.time_faults < 5 {
-                eprintln!("warning: {name}:{line}: {m} (taken as one control period later)");
-            }
+            time_fault(&args, &name, line, rec.t, sum_a.time_faults)
+                .map_err(|m| line_err(line, m))?;
         }
         sum_a.add(&ra);
         if args.plot.is_some() {
@@ -272,6 +266,10 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             Some(b) => {
                 let rb = b.step(rec).map_err(|m| line_err(line, m))?;
                 sum_b.add(&rb);
+                if let Some(p) = points.last_mut().filter(|_| args.plot.is_some()) {
+                    p.compare_mps = Some(rb.row.speed_mps);
+                    p.compare_curvature = Some(rb.row.curvature_per_m);
+                }
                 let d = Difference::of(&ra, &rb);
                 sink.pair(&ra, &rb, d.is_some())?;
                 diffs.add(d);
@@ -279,24 +277,22 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             }
         }
     };
-    let skipped = if is_bag {
+    let skipped = if src.is_bag {
         let beams = config.control.corridor.beams as usize;
-        replay_bag(&args.log, &topics, beams, on_record)?;
+        replay_bag(&args.log, &src.topics, beams, on_record)?;
         0
     } else {
-        read_records(&name, input, is_csv, args.skip_bad, on_record)?
+        read_records(&name, src.input, src.is_csv, args.skip_bad, on_record)?
     };
-    bar.finish_and_clear();
+    src.bar.finish_and_clear();
     sum_a.skipped = skipped;
     sum_b.skipped = skipped;
     sink.close(args.out.as_deref(), global)?;
     if let Some(p) = &args.plot {
         let format = crate::plot::image_format(None, p)?;
-        let bytes = acres::plot::replay(&points, format)?;
-        output::write_output(p, &bytes)?;
+        output::write_output(p, &acres::plot::replay(&points, format)?)?;
         global.status(&format!("wrote {}", p.display()));
     }
-
     let text = summary_text(&args, global, sum_a, sum_b, diffs)?;
     // With the rows on stdout, the summary goes to stderr.
     if args.out.as_deref() == Some(Path::new("-")) {
@@ -387,6 +383,50 @@ fn replayers(
         None => None,
     };
     Ok((a, b))
+}
+
+/// The log to read: its kind, the bag's topics, the stream (empty for a bag, which is
+/// mapped) and the progress bar.
+struct Source {
+    is_csv: bool,
+    is_bag: bool,
+    topics: bag::Topics,
+    input: Box<dyn BufRead>,
+    bar: indicatif::ProgressBar,
+}
+
+impl Source {
+    fn open(args: &Args, global: &Global) -> anyhow::Result<Source> {
+        let is_csv = args.csv
+            || args
+                .log
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        let is_bag = !is_csv && args.log != Path::new("-") && bag::is_bag(&args.log);
+        let topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
+            .map_err(|m| anyhow::anyhow!("--topics: {m}"))?;
+        let (input, bar) = open_input(&args.log, is_bag, global)?;
+        Ok(Source {
+            is_csv,
+            is_bag,
+            topics,
+            input,
+            bar,
+        })
+    }
+}
+
+/// A record whose t does not advance: an error with --strict, else a warning naming the
+/// line (the first five).
+fn time_fault(args: &Args, name: &str, line: u64, t: f64, seen: u64) -> Result<(), String> {
+    let m = format!("t = {t} is not after the previous record's");
+    if args.strict {
+        return Err(m);
+    }
+    if seen < 5 {
+        eprintln!("warning: {name}:{line}: {m} (taken as one control period later)");
+    }
+    Ok(())
 }
 
 /// A record of a log in the bridge's frame (y south, yaw toward the south) in the
