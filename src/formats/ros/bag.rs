@@ -164,13 +164,15 @@ pub fn resample_scan(
     beams: usize,
 ) -> Vec<Option<f64>> {
     let mut out: Vec<Option<f64>> = vec![None; beams];
-    let step = std::f64::consts::TAU / beams as f64;
+    let per_rad = beams as f64 / std::f64::consts::TAU;
     for (j, &r) in ranges.iter().enumerate() {
-        let a = angle_min + j as f64 * angle_increment;
-        if !a.is_finite() {
+        // The beam the ray's angle rounds to (half away from zero, without a libm call).
+        let b = (angle_min + j as f64 * angle_increment) * per_rad;
+        if !b.is_finite() {
             continue;
         }
-        let k = (a / step).round().rem_euclid(beams as f64) as usize % beams;
+        let b = if b >= 0.0 { b + 0.5 } else { b - 0.5 } as i64;
+        let k = b.rem_euclid(beams as i64) as usize;
         let d = if r.is_nan() || r == f64::INFINITY || r > range_max {
             continue;
         } else if r == f64::NEG_INFINITY || r < range_min {
@@ -257,6 +259,8 @@ struct Aligner {
     watermark: f64,
     /// Control steps left out inside gaps of the poses.
     pub gap_steps: u64,
+    /// The number of the first step (a bag's later file goes on from the earlier ones).
+    first_step: u64,
 }
 
 /// The number at a path of a decoded message.
@@ -271,9 +275,14 @@ fn stamp(v: &Value, defs: &Defs, ty: &str) -> Option<f64> {
     (s != 0.0 || n != 0.0).then_some(s + n * 1e-9)
 }
 
-fn yaw_of(v: &Value, defs: &Defs, ty: &str, base: &str) -> Result<f64, String> {
-    let q = |c: &str| num(v, defs, ty, &format!("{base}.orientation.{c}"));
-    let (x, y, z, w) = (q("x")?, q("y")?, q("z")?, q("w")?);
+/// The yaw of a geometry_msgs/Pose's quaternion.
+fn yaw_of(pose: &Value, defs: &Defs, ty: &str) -> Result<f64, String> {
+    let q = pose
+        .get(defs, ty, "orientation")
+        .ok_or_else(|| format!("{ty} has no orientation"))?;
+    let qt = "geometry_msgs/Quaternion";
+    let c = |name: &str| num(q, defs, qt, name);
+    let (x, y, z, w) = (c("x")?, c("y")?, c("z")?, c("w")?);
     Ok((2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z)))
 }
 
@@ -292,6 +301,7 @@ impl Aligner {
             next: 0,
             watermark: f64::NEG_INFINITY,
             gap_steps: 0,
+            first_step: 0,
         }
     }
 
@@ -307,28 +317,28 @@ impl Aligner {
         self.watermark = self.watermark.max(t);
         let t_ = &self.topics;
         if topic == t_.odom {
-            let base = if ty == "nav_msgs/Odometry" {
-                "pose.pose"
-            } else {
-                "pose"
-            };
+            // The pose inside the message: Odometry's pose.pose, PoseStamped's pose.
+            let odom = ty == "nav_msgs/Odometry";
+            let pose = v.get(defs, ty, if odom { "pose.pose" } else { "pose" });
+            let pose = pose.ok_or_else(|| format!("{ty} has no pose"))?;
+            let pt = "geometry_msgs/Pose";
             let s = PoseSample {
-                x: num(v, defs, ty, &format!("{base}.position.x"))?,
-                y: num(v, defs, ty, &format!("{base}.position.y"))?,
-                yaw: yaw_of(v, defs, ty, base)?,
+                x: num(pose, defs, pt, "position.x")?,
+                y: num(pose, defs, pt, "position.y")?,
+                yaw: yaw_of(pose, defs, pt)?,
                 speed: v.num(defs, ty, "twist.twist.linear.x"),
                 yaw_rate: v.num(defs, ty, "twist.twist.angular.z"),
             };
             self.t0.get_or_insert(t);
             self.poses.push(t, s);
         } else if topic == t_.twist {
-            let base = if ty == "geometry_msgs/TwistStamped" {
-                "twist"
+            let (lin, ang) = if ty == "geometry_msgs/TwistStamped" {
+                ("twist.linear.x", "twist.angular.z")
             } else {
-                "twist.twist"
+                ("twist.twist.linear.x", "twist.twist.angular.z")
             };
-            let lin = num(v, defs, ty, &format!("{base}.linear.x"))?;
-            let ang = num(v, defs, ty, &format!("{base}.angular.z"))?;
+            let lin = num(v, defs, ty, lin)?;
+            let ang = num(v, defs, ty, ang)?;
             self.twists.push(t, (lin, ang));
         } else if topic == t_.scan {
             let ranges = match v.get(defs, ty, "ranges") {
@@ -434,7 +444,7 @@ impl Aligner {
             if t > last_pose + 1e-9 || (!end && t + LAG_S > self.watermark) {
                 break;
             }
-            let step = self.next;
+            let step = self.first_step + self.next;
             self.next += 1;
             match self.record(step, t) {
                 Some(r) => each(&r)?,
@@ -503,6 +513,8 @@ fn channel_defs(
 pub struct BagInfo {
     /// Messages read of the topics used.
     pub messages: u64,
+    /// Control steps, those left out in gaps included.
+    pub steps: u64,
     /// Control steps left out inside gaps of the poses (longer than [`GAP_S`]).
     pub gap_steps: u64,
     /// Topic → message type, of every channel of the bag.
@@ -519,6 +531,18 @@ pub fn read_mcap(
     beams: usize,
     mut each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
+    read_mcap_from(file, bytes, topics, beams, 0, &mut each)
+}
+
+/// [`read_mcap`] with the steps numbered from `first_step` (a bag of several files).
+fn read_mcap_from(
+    file: &str,
+    bytes: &[u8],
+    topics: &Topics,
+    beams: usize,
+    first_step: u64,
+    mut each: impl FnMut(&Record) -> Result<(), LogError>,
+) -> Result<BagInfo, LogError> {
     let ferr = |message: String| LogError::File {
         file: file.to_string(),
         message,
@@ -529,6 +553,7 @@ pub fn read_mcap(
     let mut defs_of: HashMap<u16, Option<(String, Defs)>> = HashMap::new();
     let mut channels = Vec::new();
     let mut al = Aligner::new(topics, beams);
+    al.first_step = first_step;
     let mut messages = 0u64;
     for (k, m) in stream.enumerate() {
         let m = m.map_err(|e| ferr(format!("after message {k}: a bad or truncated MCAP: {e}")))?;
@@ -575,6 +600,7 @@ pub fn read_mcap(
     al.flush(true, &mut each)?;
     Ok(BagInfo {
         messages,
+        steps: al.next,
         gap_steps: al.gap_steps,
         channels,
     })
@@ -635,13 +661,10 @@ pub fn read_bag(
         // SAFETY: the file is only read; a bag changed by another program while it is
         // replayed can give wrong records, as reading it in pieces could.
         let map = unsafe { memmap2::Mmap::map(&fh) }.map_err(|e| LogError::Io(e, name.clone()))?;
-        let i = read_mcap(&name, &map, topics, beams, |r| {
-            let mut r = r.clone();
-            r.step = step;
-            step += 1;
-            each(&r)
-        })?;
+        let i = read_mcap_from(&name, &map, topics, beams, step, &mut each)?;
+        step += i.steps;
         info.messages += i.messages;
+        info.steps += i.steps;
         info.gap_steps += i.gap_steps;
         info.channels.extend(i.channels);
     }

@@ -86,6 +86,44 @@ impl Cursor<'_> {
         })
     }
 
+    /// `n` primitives in a row: aligned once, then read from one slice (an array's
+    /// elements are packed, each of a size that keeps the next aligned).
+    fn prims(&mut self, p: Prim, n: usize) -> Result<Vec<f64>, String> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        self.align(p.size());
+        let little = self.little;
+        let bytes = self.take(n * p.size())?;
+        let mut out = Vec::with_capacity(n);
+        macro_rules! all {
+            ($t:ty, $k:expr) => {
+                out.extend(bytes.chunks_exact($k).map(|b| {
+                    let a: [u8; $k] = b.try_into().expect("a chunk of the size");
+                    (if little {
+                        <$t>::from_le_bytes(a)
+                    } else {
+                        <$t>::from_be_bytes(a)
+                    }) as f64
+                }))
+            };
+        }
+        match p {
+            Prim::Bool | Prim::U8 => out.extend(bytes.iter().map(|&b| b as f64)),
+            Prim::I8 => out.extend(bytes.iter().map(|&b| b as i8 as f64)),
+            Prim::I16 => all!(i16, 2),
+            Prim::U16 => all!(u16, 2),
+            Prim::I32 => all!(i32, 4),
+            Prim::U32 => all!(u32, 4),
+            Prim::I64 => all!(i64, 8),
+            Prim::U64 => all!(u64, 8),
+            Prim::F32 => all!(f32, 4),
+            Prim::F64 => all!(f64, 8),
+            Prim::Str => unreachable!("strings are read by string()"),
+        }
+        Ok(out)
+    }
+
     fn string(&mut self) -> Result<String, String> {
         let n = self.u32()? as usize;
         let s = self.take(n)?;
@@ -122,44 +160,46 @@ pub fn decode(defs: &Defs, ty: &str, bytes: &[u8]) -> Result<Value, String> {
         at: 4,
         little,
     };
-    message(defs, ty, &mut c, 0)
+    message(defs, defs.index(ty)?, &mut c, 0).map_err(|m| format!("{ty}: {m}"))
 }
 
-fn message(defs: &Defs, ty: &str, c: &mut Cursor, depth: usize) -> Result<Value, String> {
+fn message(defs: &Defs, ty: usize, c: &mut Cursor, depth: usize) -> Result<Value, String> {
     if depth > 32 {
-        return Err(format!("{ty}: nested more than 32 deep"));
+        return Err("nested more than 32 deep".into());
     }
-    let fields = defs.fields(ty)?;
+    let fields = defs.at(ty);
     let mut out = Vec::with_capacity(fields.len());
     for f in fields {
-        out.push(field(defs, f, c, depth).map_err(|m| format!("{ty}.{}: {m}", f.name))?);
+        out.push(field(defs, f, c, depth).map_err(|m| format!("{}: {m}", f.name))?);
     }
     Ok(Value::Msg(out))
 }
 
 fn field(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<Value, String> {
     let n = match f.count {
-        Count::One => return one(defs, &f.ty, c, depth),
+        Count::One => return one(defs, f, c, depth),
         Count::Fixed(n) => n,
         Count::Seq => c.count()?,
     };
     match &f.ty {
-        Type::Prim(p) if *p != Prim::Str => (0..n)
-            .map(|_| c.prim(*p))
-            .collect::<Result<_, _>>()
-            .map(Value::Nums),
-        ty => (0..n)
-            .map(|_| one(defs, ty, c, depth))
+        Type::Prim(p) if *p != Prim::Str => c.prims(*p, n).map(Value::Nums),
+        _ => (0..n)
+            .map(|_| one(defs, f, c, depth))
             .collect::<Result<_, _>>()
             .map(Value::List),
     }
 }
 
-fn one(defs: &Defs, ty: &Type, c: &mut Cursor, depth: usize) -> Result<Value, String> {
-    match ty {
+fn one(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<Value, String> {
+    match &f.ty {
         Type::Prim(Prim::Str) => c.string().map(Value::Str),
         Type::Prim(p) => c.prim(*p).map(Value::Num),
-        Type::Msg(name) => message(defs, name, c, depth + 1),
+        Type::Msg(name) => {
+            let k = f
+                .target
+                .ok_or_else(|| format!("no definition of the message type {name}"))?;
+            message(defs, k, c, depth + 1)
+        }
     }
 }
 
@@ -168,14 +208,13 @@ impl Value {
     /// of type `ty`.
     pub fn get<'v>(&'v self, defs: &Defs, ty: &str, path: &str) -> Option<&'v Value> {
         let mut v = self;
-        let mut ty = ty.to_string();
+        let mut fields = defs.fields(ty).ok()?;
         for name in path.split('.') {
-            let fields = defs.fields(&ty).ok()?;
             let k = fields.iter().position(|f| f.name == name)?;
             let Value::Msg(vals) = v else { return None };
             v = vals.get(k)?;
-            if let Type::Msg(t) = &fields[k].ty {
-                ty = t.clone();
+            if let Some(t) = fields[k].target {
+                fields = defs.at(t);
             }
         }
         Some(v)

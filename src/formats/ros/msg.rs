@@ -82,12 +82,16 @@ pub struct Field {
     pub name: String,
     pub ty: Type,
     pub count: Count,
+    /// The index of a nested type's definition in its [`Defs`], where it has one (set as
+    /// definitions are added, so that decoding looks no name up).
+    pub target: Option<usize>,
 }
 
-/// Message definitions by full name (`pkg/Type`).
+/// Message definitions, by index and by full name (`pkg/Type`).
 #[derive(Debug, Clone, Default)]
 pub struct Defs {
-    pub types: HashMap<String, Vec<Field>>,
+    list: Vec<Vec<Field>>,
+    names: HashMap<String, usize>,
 }
 
 /// `pkg/msg/Type` → `pkg/Type`.
@@ -162,16 +166,46 @@ impl Defs {
                 parse_field(pkg, ty, fname).map_err(|m| format!("{name} line {}: {m}", i + 1))?,
             );
         }
-        self.types.insert(normalize(name), fields);
+        let name = normalize(name);
+        match self.names.get(&name) {
+            Some(&k) => self.list[k] = fields,
+            None => {
+                self.names.insert(name, self.list.len());
+                self.list.push(fields);
+            }
+        }
+        self.link();
         Ok(())
+    }
+
+    /// Points each nested field at its type's definition, where there is one.
+    fn link(&mut self) {
+        let names = &self.names;
+        for fields in &mut self.list {
+            for f in fields {
+                if let Type::Msg(t) = &f.ty {
+                    f.target = names.get(t).copied();
+                }
+            }
+        }
+    }
+
+    /// The index of a type, or an error naming the type no definition was given for.
+    pub fn index(&self, name: &str) -> Result<usize, String> {
+        self.names
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("no definition of the message type {name}"))
+    }
+
+    /// The fields of the type at an index.
+    pub fn at(&self, index: usize) -> &[Field] {
+        &self.list[index]
     }
 
     /// The fields of a type, or an error naming the type no definition was given for.
     pub fn fields(&self, name: &str) -> Result<&[Field], String> {
-        self.types
-            .get(name)
-            .map(Vec::as_slice)
-            .ok_or_else(|| format!("no definition of the message type {name}"))
+        self.index(name).map(|k| self.at(k))
     }
 }
 
@@ -204,5 +238,6 @@ fn parse_field(pkg: &str, ty: &str, name: &str) -> Result<Field, String> {
         name: name.to_string(),
         ty,
         count,
+        target: None,
     })
 }

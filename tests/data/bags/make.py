@@ -67,8 +67,7 @@ def scan(t, x):
                      ranges=r, intensities=np.zeros(0, np.float32))
 
 
-def main():
-    out = here / "drive"
+def main(out=here / "drive", seconds=6.0):
     shutil.rmtree(out, ignore_errors=True)
     t0 = 100.0
     with Writer(out, version=8, storage_plugin=StoragePlugin.MCAP) as w:
@@ -83,9 +82,10 @@ def main():
         ulc = T["ds_dbw_msgs/msg/UlcCmd"]
         steer = T["ds_dbw_msgs/msg/SteeringCmd"]
         gear = T["ds_dbw_msgs/msg/GearReport"]
-        for k in range(301):
+        for k in range(int(round(seconds * 50)) + 1):
             t = t0 + k * 0.02
-            x = 3.0 * k * 0.02
+            # A long bag (benches/) drives the 18 m again every 6 s, jumping back.
+            x = 3.0 * k * 0.02 if seconds <= 6.0 else 3.0 * (k % 300) * 0.02
             ns = int(round(t * 1e9))
             put = lambda name, msg: w.write(c[name], ns, ts.serialize_cdr(msg, c[name].msgtype))
             put("odom", odom(t, x))
@@ -103,4 +103,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if len(sys.argv) == 3:  # OUT_DIR SECONDS: a longer bag (benches/bag_bench.py)
+        main(Path(sys.argv[1]), float(sys.argv[2]))
+    else:
+        main()

@@ -1,0 +1,56 @@
+//! ROS 2 bag replay throughput (issue [replay]), run by `python3 benches/bag_bench.py`,
+//! which writes the bag with rosbags; by hand:
+//! `cargo run --release --example bag_bench -- BAG [REPEATS]`.
+//!
+//! Times on one core, as CPU seconds, the median of REPEATS (default 3) runs of: reading
+//! the bag alone (every message decoded, the control steps aligned), and the whole replay
+//! (the same, each step through the chain). Prints one JSON line: messages and steps, and
+//! messages per CPU-second read, steps per CPU-second replayed.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use acres::config::Config;
+use acres::formats::ros::bag::{Topics, read_bag};
+use acres::jobs::replay::Replayer;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(bag) = args.get(1) else {
+        eprintln!("usage: bag_bench BAG [REPEATS]");
+        std::process::exit(2);
+    };
+    let repeats: usize = args.get(2).map_or(3, |r| r.parse().unwrap());
+    let bag = std::path::Path::new(bag);
+    let config = Config::builtin();
+    let topics = Topics::default();
+    let (mut read, mut replay) = (Vec::new(), Vec::new());
+    let (mut messages, mut steps) = (0, 0u64);
+    for _ in 0..repeats {
+        let c = common::cpu_s();
+        let mut n = 0u64;
+        let info = read_bag(bag, &topics, 360, |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        read.push(common::cpu_s() - c);
+        messages = info.messages;
+        steps = n;
+        let route = acres::chain::path::Path::builtin("straight_lane.json").unwrap();
+        let mut r = Replayer::new(&config, route, true, true).unwrap();
+        let c = common::cpu_s();
+        read_bag(bag, &topics, 360, |rec| {
+            std::hint::black_box(r.step(rec).unwrap());
+            Ok(())
+        })
+        .unwrap();
+        replay.push(common::cpu_s() - c);
+    }
+    let (read, replay) = (common::median(read), common::median(replay));
+    println!(
+        "{{\"messages\": {messages}, \"steps\": {steps}, \"read_messages_per_cpu_s\": {:.0}, \"replay_steps_per_cpu_s\": {:.0}}}",
+        messages as f64 / read,
+        steps as f64 / replay
+    );
+}
