@@ -783,4 +783,37 @@ mod tests {
         .to_string();
         assert!(e.contains("x.mcap"), "{e}");
     }
+
+    /// PoseStamped at 10 Hz with a 1.5 s gap and TwistStamped at 50 Hz (written by
+    /// rosbags): 50 Hz steps with the poses interpolated, the speed and yaw rate of the
+    /// twist, and the 74 steps inside the gap left out and counted.
+    #[test]
+    fn a_10_hz_pose_with_a_twist_and_a_gap_aligns_to_50_hz() {
+        let topics = Topics::parse("odom=/pose").unwrap();
+        let mut recs = Vec::new();
+        let info = read_bag(&data("pose_twist"), &topics, 360, |r| {
+            recs.push(r.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((info.steps, info.gap_steps), (251, 74));
+        assert_eq!(recs.len(), 251 - 74);
+        for r in &recs {
+            let t = r.t;
+            assert!(
+                !(2.0 + 1e-6..3.5 - 1e-6).contains(&t),
+                "{t} is inside the gap"
+            );
+            assert!(
+                (r.state.pose.x_m - 2.0 * t).abs() < 1e-6,
+                "{t}: {:?}",
+                r.state.pose
+            );
+            assert!((r.state.pose.y_m - 2.0 * t).abs() < 1e-6);
+            assert!((r.state.pose.yaw_rad - std::f64::consts::FRAC_PI_4).abs() < 1e-9);
+            assert_eq!((r.state.speed_mps, r.state.yaw_rate_rps), (2.0, 0.1));
+            assert!(r.scan.is_none() && r.logged.is_none());
+        }
+        assert_eq!(recs.last().unwrap().step, 250);
+    }
 }

@@ -13,6 +13,8 @@ toward a wall across the lane at x = 20 m:
   /diagnostics_text     std_msgs/msg/String at 1 Hz (a topic the replay ignores)
 The ds_dbw_msgs types are registered from the definitions acres ships (data/msgs/), and
 rosbags writes each definition into the bag's schema records.
+
+pose_twist/: PoseStamped at 10 Hz with a 1.5 s gap and TwistStamped at 50 Hz (below).
 """
 import math
 import shutil
@@ -102,9 +104,36 @@ def main(out=here / "drive", seconds=6.0):
                 put("text", String(data=f"t={t:.1f}"))
 
 
+def pose_twist(out=here / "pose_twist"):
+    """A bag of geometry_msgs/PoseStamped on /pose at 10 Hz (x = 2 t, heading north-east
+    at 45 deg) with no pose from t = 2 to 3.5 s, and TwistStamped on /vehicle/twist at 50 Hz
+    (2 m/s, yaw rate 0.1 rad/s), for 5 s from t = 50 s."""
+    shutil.rmtree(out, ignore_errors=True)
+    with Writer(out, version=8, storage_plugin=StoragePlugin.MCAP) as w:
+        cp = w.add_connection("/pose", "geometry_msgs/msg/PoseStamped", typestore=ts)
+        ct = w.add_connection("/vehicle/twist", "geometry_msgs/msg/TwistStamped", typestore=ts)
+        q = math.sin(math.pi / 8), math.cos(math.pi / 8)
+        for k in range(251):
+            t = 50.0 + k * 0.02
+            ns = int(round(t * 1e9))
+            tw = G["geometry_msgs/msg/Twist"](
+                linear=G["geometry_msgs/msg/Vector3"](x=2.0, y=0.0, z=0.0),
+                angular=G["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=0.1))
+            w.write(ct, ns, ts.serialize_cdr(
+                G["geometry_msgs/msg/TwistStamped"](header=header(t), twist=tw), ct.msgtype))
+            tk = k * 0.02
+            if k % 5 == 0 and not (2.0 < tk < 3.5):
+                pose = G["geometry_msgs/msg/Pose"](
+                    position=G["geometry_msgs/msg/Point"](x=2.0 * tk, y=2.0 * tk, z=0.0),
+                    orientation=G["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=q[0], w=q[1]))
+                w.write(cp, ns, ts.serialize_cdr(
+                    G["geometry_msgs/msg/PoseStamped"](header=header(t), pose=pose), cp.msgtype))
+
+
 if __name__ == "__main__":
     import sys
     if len(sys.argv) == 3:  # OUT_DIR SECONDS: a longer bag (benches/bag_bench.py)
         main(Path(sys.argv[1]), float(sys.argv[2]))
     else:
         main()
+        pose_twist()
