@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// Reads the JSON Lines log of `acres sim --log` or `acres bridge client --record`, a
 /// CSV log with the columns t, x_m, y_m, yaw_rad, speed_mps (and optionally yaw_rate_rps,
 /// gear, cmd_speed_mps, cmd_curvature_per_m, scan_0 … scan_359; without scan columns the
-/// scan is empty), or a ROS 2 bag in MCAP storage: odometry, a LaserScan resampled to the
+/// scan is empty), or a ROS 2 bag in MCAP or sqlite3 storage: odometry, a LaserScan resampled to the
 /// shield's beams, the ULC and steering commands and the gear report, aligned to 50 Hz
 /// control steps by their stamps (see --topics). Each step's state, scan and route position go through the chain; the
 /// output is one command row per step with the shield's interventions, the difference
@@ -39,8 +39,8 @@ curvature_a_per_m, curvature_b_per_m, rules_a, rules_b, differ.
 Determinism: replaying a log of `acres sim` with the same scenario and configuration
 reproduces its command rows bit for bit.")]
 pub struct Args {
-    /// The log: JSON Lines (.jsonl), CSV (.csv), or a ROS 2 bag (an .mcap file or the
-    /// bag's folder); `-` reads JSON Lines from stdin.
+    /// The log: JSON Lines (.jsonl), CSV (.csv), or a ROS 2 bag (an .mcap or .db3 file,
+    /// or the bag's folder); `-` reads JSON Lines from stdin.
     pub log: PathBuf,
     /// The scenario that was recorded: its route and its rule switches (default: the
     /// built-in opening scenario, as `acres sim`).

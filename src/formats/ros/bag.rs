@@ -1,5 +1,5 @@
-//! A ROS 2 bag (rosbag2, MCAP storage) read as replay records (docs/formats.md "ROS 2
-//! bags"): the pose and speed of an odometry topic, the scan of a LaserScan topic
+//! A ROS 2 bag (rosbag2, MCAP storage; sqlite3 in [`super::db3`]) read as replay
+//! records (docs/formats.md "ROS 2 bags"): the pose and speed of an odometry topic, the scan of a LaserScan topic
 //! resampled to the shield's beams, the logged command of the ULC and steering commands,
 //! the gear of the gear report; aligned to 50 Hz control steps by their header stamps.
 //!
@@ -475,17 +475,19 @@ impl<T> Prune for History<T> {
     }
 }
 
-/// The type and definitions of a channel whose topic the replay reads (None for the
-/// others); every channel is listed in `channels`.
-fn channel_defs(
-    ch: &mcap::Channel,
+/// The type and definitions of a topic the replay reads (None for the others), from its
+/// type name and, where the bag has it, its `ros2msg` definition text; every topic is
+/// listed in `channels`.
+pub(crate) fn topic_defs(
+    topic: &str,
+    type_name: &str,
+    definition: Option<&[u8]>,
     topics: &Topics,
     fallback: &Defs,
     channels: &mut Vec<(String, String)>,
 ) -> Option<(String, Defs)> {
-    let schema = ch.schema.as_ref()?;
-    let ty = normalize(&schema.name);
-    channels.push((ch.topic.clone(), ty.clone()));
+    let ty = normalize(type_name);
+    channels.push((topic.to_string(), ty.clone()));
     let wanted = [
         &topics.odom,
         &topics.twist,
@@ -494,18 +496,94 @@ fn channel_defs(
         &topics.steering_cmd,
         &topics.gear_report,
     ];
-    if !wanted.contains(&&ch.topic) {
+    if !wanted.iter().any(|w| *w == topic) {
         return None;
     }
-    let defs = if schema.encoding == "ros2msg" && !schema.data.is_empty() {
-        // A schema that does not parse leaves the shipped definitions, which name the
-        // type they lack when a message is decoded.
-        Defs::from_schema(&ty, &String::from_utf8_lossy(&schema.data))
-            .unwrap_or_else(|_| fallback.clone())
-    } else {
-        fallback.clone()
+    let defs = match definition.filter(|d| !d.is_empty()) {
+        // A definition that does not parse leaves the shipped ones, which name the type
+        // they lack when a message is decoded.
+        Some(d) => {
+            Defs::from_schema(&ty, &String::from_utf8_lossy(d)).unwrap_or_else(|_| fallback.clone())
+        }
+        None => fallback.clone(),
     };
     Some((ty, defs))
+}
+
+/// The messages of a bag on their way to control steps: each decoded, aligned, and the
+/// steps the stamps have passed handed on.
+pub(crate) struct Feed<'a, F> {
+    pub file: &'a str,
+    pub topics: &'a Topics,
+    al: Aligner,
+    messages: u64,
+    each: F,
+}
+
+impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
+    pub fn new(file: &'a str, topics: &'a Topics, beams: usize, first_step: u64, each: F) -> Self {
+        let mut al = Aligner::new(topics, beams);
+        al.first_step = first_step;
+        Feed {
+            file,
+            topics,
+            al,
+            messages: 0,
+            each,
+        }
+    }
+
+    pub fn err(&self, message: String) -> LogError {
+        LogError::File {
+            file: self.file.to_string(),
+            message,
+        }
+    }
+
+    /// One message of `topic` (type `ty`, CDR `data`); `place` names it in errors.
+    pub fn message(
+        &mut self,
+        topic: &str,
+        (ty, defs): (&str, &Defs),
+        data: &[u8],
+        log_time_ns: u64,
+        place: impl Fn() -> String,
+    ) -> Result<(), LogError> {
+        let v = decode(defs, ty, data).map_err(|e| self.err(format!("{}: {e}", place())))?;
+        let t = stamp(&v, defs, ty).unwrap_or(log_time_ns as f64 * 1e-9);
+        self.al
+            .take(topic, ty, defs, &v, t)
+            .map_err(|e| self.err(format!("{}: {e}", place())))?;
+        self.messages += 1;
+        self.al.flush(false, &mut self.each)
+    }
+
+    /// The last steps, and what the reading found; a bag without the odometry is an error
+    /// naming the topics it has.
+    pub fn finish(mut self, channels: Vec<(String, String)>) -> Result<BagInfo, LogError> {
+        if self.al.t0.is_none() {
+            let list: Vec<String> = channels
+                .iter()
+                .map(|(t, ty)| format!("{t} ({ty})"))
+                .collect();
+            let has = if list.is_empty() {
+                "no topics".into()
+            } else {
+                list.join(", ")
+            };
+            return Err(self.err(format!(
+                "no message on the odometry topic {} (the bag has: {has}); name it with --topics odom=/topic",
+                self.topics.odom
+            )));
+        }
+        self.al.flush(true, &mut self.each)?;
+        Ok(BagInfo {
+            messages: self.messages,
+            steps: self.al.next,
+            gap_steps: self.al.gap_steps,
+            channels,
+        })
+    }
 }
 
 /// What a bag's reading found besides the records.
@@ -541,26 +619,30 @@ fn read_mcap_from(
     topics: &Topics,
     beams: usize,
     first_step: u64,
-    mut each: impl FnMut(&Record) -> Result<(), LogError>,
+    each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
-    let ferr = |message: String| LogError::File {
-        file: file.to_string(),
-        message,
-    };
+    let mut feed = Feed::new(file, topics, beams, first_step, each);
     let stream =
-        mcap::MessageStream::new(bytes).map_err(|e| ferr(format!("not an MCAP file: {e}")))?;
+        mcap::MessageStream::new(bytes).map_err(|e| feed.err(format!("not an MCAP file: {e}")))?;
     let fallback = shipped_defs();
     let mut defs_of: HashMap<u16, Option<(String, Defs)>> = HashMap::new();
     let mut channels = Vec::new();
-    let mut al = Aligner::new(topics, beams);
-    al.first_step = first_step;
-    let mut messages = 0u64;
     for (k, m) in stream.enumerate() {
-        let m = m.map_err(|e| ferr(format!("after message {k}: a bad or truncated MCAP: {e}")))?;
+        let m =
+            m.map_err(|e| feed.err(format!("after message {k}: a bad or truncated MCAP: {e}")))?;
         let ch = &m.channel;
-        let entry = defs_of
-            .entry(ch.id)
-            .or_insert_with(|| channel_defs(ch, topics, &fallback, &mut channels));
+        let entry = defs_of.entry(ch.id).or_insert_with(|| {
+            let schema = ch.schema.as_ref()?;
+            let def = (schema.encoding == "ros2msg").then_some(&schema.data[..]);
+            topic_defs(
+                &ch.topic,
+                &schema.name,
+                def,
+                topics,
+                &fallback,
+                &mut channels,
+            )
+        });
         let Some((ty, defs)) = entry else { continue };
         let place = || {
             format!(
@@ -569,41 +651,22 @@ fn read_mcap_from(
             )
         };
         if ch.message_encoding != "cdr" {
-            return Err(ferr(format!(
-                "{}: encoding `{}`, not cdr",
-                place(),
-                ch.message_encoding
-            )));
+            let e = format!("{}: encoding `{}`, not cdr", place(), ch.message_encoding);
+            return Err(feed.err(e));
         }
-        let v = decode(defs, ty, &m.data).map_err(|e| ferr(format!("{}: {e}", place())))?;
-        let t = stamp(&v, defs, ty).unwrap_or(m.log_time as f64 * 1e-9);
-        al.take(&ch.topic, ty, defs, &v, t)
-            .map_err(|e| ferr(format!("{}: {e}", place())))?;
-        messages += 1;
-        al.flush(false, &mut each)?;
+        feed.message(&ch.topic, (ty, defs), &m.data, m.log_time, place)?;
     }
-    if al.t0.is_none() {
-        let list: Vec<String> = channels
-            .iter()
-            .map(|(t, ty)| format!("{t} ({ty})"))
-            .collect();
-        return Err(ferr(format!(
-            "no message on the odometry topic {} (the bag has: {}); name it with --topics odom=/topic",
-            topics.odom,
-            if list.is_empty() {
-                "no channels".into()
-            } else {
-                list.join(", ")
-            }
-        )));
+    feed.finish(channels)
+}
+
+impl BagInfo {
+    /// Adds what another file of the bag found.
+    fn add(&mut self, other: BagInfo) {
+        self.messages += other.messages;
+        self.steps += other.steps;
+        self.gap_steps += other.gap_steps;
+        self.channels.extend(other.channels);
     }
-    al.flush(true, &mut each)?;
-    Ok(BagInfo {
-        messages,
-        steps: al.next,
-        gap_steps: al.gap_steps,
-        channels,
-    })
 }
 
 /// Whether a log path is a ROS 2 bag: an `.mcap` or `.db3` file, or a bag's folder (with
@@ -615,9 +678,9 @@ pub fn is_bag(path: &std::path::Path) -> bool {
         || path.join("metadata.yaml").is_file()
 }
 
-/// Reads a bag (an `.mcap` file or a bag's folder of them, in name order) and hands each
-/// control step's record to `each`. Files are mapped, not read into memory. A `.db3`
-/// (sqlite3 storage) is refused with the way to convert it.
+/// Reads a bag (an `.mcap` or `.db3` file, or a bag's folder of them, in name order) and
+/// hands each control step's record to `each`. MCAP files are mapped, not read into
+/// memory; sqlite3 files are streamed by their queries.
 pub fn read_bag(
     path: &std::path::Path,
     topics: &Topics,
@@ -641,21 +704,17 @@ pub fn read_bag(
         vec![path.to_path_buf()]
     };
     if files.is_empty() {
-        return Err(ferr("a bag folder without .mcap files".into()));
-    }
-    if let Some(db) = files
-        .iter()
-        .find(|p| p.extension().is_some_and(|e| e == "db3"))
-    {
-        return Err(ferr(format!(
-            "{}: sqlite3 storage is not read; convert the bag to MCAP first \
-             (ros2 bag convert, or rosbags-convert)",
-            db.display()
-        )));
+        return Err(ferr("a bag folder without .mcap or .db3 files".into()));
     }
     let mut info = BagInfo::default();
     let mut step = 0u64;
     for f in &files {
+        if f.extension().is_some_and(|e| e == "db3") {
+            let i = super::db3::read_db3(f, topics, beams, step, &mut each)?;
+            step += i.steps;
+            info.add(i);
+            continue;
+        }
         let name = f.display().to_string();
         let fh = std::fs::File::open(f).map_err(|e| LogError::Io(e, name.clone()))?;
         // SAFETY: the file is only read; a bag changed by another program while it is
@@ -663,10 +722,7 @@ pub fn read_bag(
         let map = unsafe { memmap2::Mmap::map(&fh) }.map_err(|e| LogError::Io(e, name.clone()))?;
         let i = read_mcap_from(&name, &map, topics, beams, step, &mut each)?;
         step += i.steps;
-        info.messages += i.messages;
-        info.steps += i.steps;
-        info.gap_steps += i.gap_steps;
-        info.channels.extend(i.channels);
+        info.add(i);
     }
     Ok(info)
 }
@@ -815,5 +871,37 @@ mod tests {
             assert!(r.scan.is_none() && r.logged.is_none());
         }
         assert_eq!(recs.last().unwrap().step, 250);
+    }
+
+    fn records(path: &std::path::Path) -> Vec<Record> {
+        let mut recs = Vec::new();
+        read_bag(path, &Topics::default(), 360, |r| {
+            recs.push(r.clone());
+            Ok(())
+        })
+        .unwrap();
+        recs
+    }
+
+    /// The drive in sqlite3 storage (rosbags) gives the records of its MCAP twin, decoded
+    /// by the definitions the bag carries and, with its message_definitions table dropped,
+    /// by the shipped ones (which thus match rosbags' layouts of the same types).
+    #[test]
+    fn a_sqlite3_bag_reads_as_its_mcap_twin() {
+        let mcap = records(&data("drive"));
+        assert_eq!(records(&data("drive_db3")), mcap);
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("old.db3");
+        std::fs::copy(data("drive_db3/drive_db3.db3"), &db).unwrap();
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute("DROP TABLE message_definitions", [])
+            .unwrap();
+        assert_eq!(records(&db), mcap);
+        std::fs::write(&db, b"SQLite format 3\0 but not really").unwrap();
+        let e = read_bag(&db, &Topics::default(), 360, |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("old.db3") && e.contains("sqlite3"), "{e}");
     }
 }

@@ -14,6 +14,7 @@ toward a wall across the lane at x = 20 m:
 The ds_dbw_msgs types are registered from the definitions acres ships (data/msgs/), and
 rosbags writes each definition into the bag's schema records.
 
+drive_db3/: the same drive in sqlite3 storage.
 pose_twist/: PoseStamped at 10 Hz with a 1.5 s gap and TwistStamped at 50 Hz (below).
 """
 import math
@@ -69,10 +70,10 @@ def scan(t, x):
                      ranges=r, intensities=np.zeros(0, np.float32))
 
 
-def main(out=here / "drive", seconds=6.0):
+def main(out=here / "drive", seconds=6.0, storage=StoragePlugin.MCAP):
     shutil.rmtree(out, ignore_errors=True)
     t0 = 100.0
-    with Writer(out, version=8, storage_plugin=StoragePlugin.MCAP) as w:
+    with Writer(out, version=8, storage_plugin=storage) as w:
         c = {name: w.add_connection(topic, ty, typestore=ts) for name, topic, ty in [
             ("odom", "/odom", "nav_msgs/msg/Odometry"),
             ("scan", "/scan", "sensor_msgs/msg/LaserScan"),
@@ -136,4 +137,5 @@ if __name__ == "__main__":
         main(Path(sys.argv[1]), float(sys.argv[2]))
     else:
         main()
+        main(here / "drive_db3", storage=StoragePlugin.SQLITE3)
         pose_twist()
