@@ -278,9 +278,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn data(name: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/geotiff")
-            .join(name)
+        crate::formats::test_data(&format!("geotiff/{name}"))
     }
 
     /// The maps written by rasterio (tests/data/geotiff/make.py): the class raster's place,

@@ -15,3 +15,11 @@ pub mod scenario;
 pub mod stops;
 
 pub use atomic::{AtomicFile, write_atomic};
+
+/// A file of the test data (`tests/data/…`), for the unit tests of the formats.
+#[cfg(test)]
+pub(crate) fn test_data(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}

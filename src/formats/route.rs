@@ -264,9 +264,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn data(name: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/geotiff")
-            .join(name)
+        crate::formats::test_data(&format!("geotiff/{name}"))
     }
 
     /// The route PROJ wrote as longitude and latitude (tests/data/geotiff/make.py) lands on

@@ -468,10 +468,9 @@ mod tests {
         assert!(!sum.interventions.contains_key("obstacle"));
     }
 
-    /// A launch from rest on an open lane: the speed ramp holds the command below the
-    /// request, but no rule intervenes, so there is no largest reduction by the shield.
-    #[test]
-    fn the_launch_ramp_is_not_a_shield_reduction() {
+    /// The opening scenario's lane without its object, launched from rest on the path,
+    /// recorded for `duration_s`.
+    fn launch(duration_s: f64) -> (Scenario, Vec<u8>) {
         let text = include_str!(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/data/scenarios/opening.json"
@@ -480,8 +479,15 @@ mod tests {
         v["obstacles"] = serde_json::json!([]);
         v["start"]["speed_mps"] = serde_json::json!(0.0);
         v["start"]["y_m"] = serde_json::json!(0.0);
-        v["duration_s"] = serde_json::json!(4.0);
-        let (s, log) = record("launch.json", &v.to_string());
+        v["duration_s"] = serde_json::json!(duration_s);
+        record("launch.json", &v.to_string())
+    }
+
+    /// A launch from rest on an open lane: the speed ramp holds the command below the
+    /// request, but no rule intervenes, so there is no largest reduction by the shield.
+    #[test]
+    fn the_launch_ramp_is_not_a_shield_reduction() {
+        let (s, log) = launch(4.0);
         let (rows, sum) = replay_all(&Config::builtin(), &log, &s);
         assert!(
             rows.iter()
@@ -496,16 +502,7 @@ mod tests {
     /// duplicated record is a time fault and takes one control period.
     #[test]
     fn a_10_hz_log_replays_at_10_hz() {
-        let text = include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/data/scenarios/opening.json"
-        ));
-        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
-        v["obstacles"] = serde_json::json!([]);
-        v["start"]["speed_mps"] = serde_json::json!(0.0);
-        v["start"]["y_m"] = serde_json::json!(0.0);
-        v["duration_s"] = serde_json::json!(3.0);
-        let (s, log) = record("launch.json", &v.to_string());
+        let (s, log) = launch(3.0);
         let recs: Vec<serde_json::Value> = log
             .split(|b| *b == b'\n')
             .filter(|l| !l.is_empty())

@@ -768,9 +768,7 @@ mod tests {
     }
 
     fn data(name: &str) -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/bags")
-            .join(name)
+        crate::formats::test_data(&format!("bags/{name}"))
     }
 
     /// The bag written by rosbags (tests/data/bags/make.py): 6 s at 50 Hz give 301 control
