@@ -278,8 +278,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
         }
     };
     let skipped = if src.is_bag {
-        let beams = config.control.corridor.beams as usize;
-        replay_bag(&args.log, &src.topics, beams, on_record)?;
+        replay_bag(&args.log, &src.topics, bag::Vehicle::of(&config), on_record)?;
         0
     } else {
         read_records(&name, src.input, src.is_csv, args.skip_bad, on_record)?
@@ -460,10 +459,10 @@ fn warn_if_far(name: &str, a: &Replayer, rec: &Record) {
 fn replay_bag(
     log: &Path,
     topics: &bag::Topics,
-    beams: usize,
+    vehicle: bag::Vehicle,
     mut on_record: impl FnMut(u64, &Record) -> Result<(), LogError>,
 ) -> anyhow::Result<()> {
-    let info = bag::read_bag(log, topics, beams, |rec| on_record(rec.step, rec))?;
+    let info = bag::read_bag(log, topics, vehicle, |rec| on_record(rec.step, rec))?;
     if info.gap_steps > 0 {
         eprintln!(
             "warning: {}: {} control steps left out inside gaps of the poses (over {} s)",

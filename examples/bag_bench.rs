@@ -11,7 +11,7 @@
 mod common;
 
 use acres::config::Config;
-use acres::formats::ros::bag::{Topics, read_bag};
+use acres::formats::ros::bag::{Topics, Vehicle, read_bag};
 use acres::jobs::replay::Replayer;
 
 fn main() {
@@ -29,7 +29,7 @@ fn main() {
     for _ in 0..repeats {
         let c = common::cpu_s();
         let mut n = 0u64;
-        let info = read_bag(bag, &topics, 360, |_| {
+        let info = read_bag(bag, &topics, Vehicle::of(&config), |_| {
             n += 1;
             Ok(())
         })
@@ -40,7 +40,7 @@ fn main() {
         let route = acres::chain::path::Path::builtin("straight_lane.json").unwrap();
         let mut r = Replayer::new(&config, route, true, true).unwrap();
         let c = common::cpu_s();
-        read_bag(bag, &topics, 360, |rec| {
+        read_bag(bag, &topics, Vehicle::of(&config), |rec| {
             std::hint::black_box(r.step(rec).unwrap());
             Ok(())
         })

@@ -34,7 +34,8 @@ pub struct Topics {
     pub scan: String,
     /// ds_dbw_msgs/UlcCmd: the logged speed (`cmd` with `cmd_type` 1).
     pub ulc_cmd: String,
-    /// ds_dbw_msgs/SteeringCmd: the logged curvature (`cmd` with `cmd_type` 3).
+    /// ds_dbw_msgs/SteeringCmd: the logged curvature (`cmd` with `cmd_type` 3, or the
+    /// curvature of a steering wheel angle with `cmd_type` 2).
     pub steering_cmd: String,
     /// ds_dbw_msgs/GearReport: the gear.
     pub gear_report: String,
@@ -77,6 +78,26 @@ impl Topics {
             *slot = name.trim().to_string();
         }
         Ok(t)
+    }
+}
+
+/// What the reading needs of the vehicle: the shield's beam count, and the steering ratio
+/// and wheelbase that turn a logged steering wheel angle into a curvature.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Vehicle {
+    pub beams: usize,
+    pub steering_ratio: f64,
+    pub wheelbase_m: f64,
+}
+
+impl Vehicle {
+    /// The vehicle of a configuration.
+    pub fn of(config: &crate::config::Config) -> Vehicle {
+        Vehicle {
+            beams: config.control.corridor.beams as usize,
+            steering_ratio: config.control.dbw.steering.ratio,
+            wheelbase_m: config.control.vehicle.wheelbase_m,
+        }
     }
 }
 
@@ -245,7 +266,7 @@ struct PoseSample {
 /// What the bag's topics say so far, and the control steps still to build.
 struct Aligner {
     topics: Topics,
-    beams: usize,
+    vehicle: Vehicle,
     poses: History<PoseSample>,
     twists: History<(f64, f64)>,
     scans: History<Vec<Option<f64>>>,
@@ -287,10 +308,10 @@ fn yaw_of(pose: &Value, defs: &Defs, ty: &str) -> Result<f64, String> {
 }
 
 impl Aligner {
-    fn new(topics: &Topics, beams: usize) -> Aligner {
+    fn new(topics: &Topics, vehicle: Vehicle) -> Aligner {
         Aligner {
             topics: topics.clone(),
-            beams,
+            vehicle,
             poses: History::new(),
             twists: History::new(),
             scans: History::new(),
@@ -351,7 +372,7 @@ impl Aligner {
                 num(v, defs, ty, "range_min")?,
                 num(v, defs, ty, "range_max")?,
                 ranges,
-                self.beams,
+                self.vehicle.beams,
             );
             self.scans.push(t, scan);
         } else if topic == t_.ulc_cmd {
@@ -359,8 +380,16 @@ impl Aligner {
                 self.speeds.push(t, num(v, defs, ty, "cmd")?);
             }
         } else if topic == t_.steering_cmd {
-            if num(v, defs, ty, "cmd_type")? == 3.0 {
-                self.curvatures.push(t, num(v, defs, ty, "cmd")?);
+            let cmd = num(v, defs, ty, "cmd")?;
+            match num(v, defs, ty, "cmd_type")? as u8 {
+                3 => self.curvatures.push(t, cmd),
+                // A steering wheel angle, deg: the curvature of its road wheel angle.
+                2 => {
+                    let delta = (cmd / self.vehicle.steering_ratio).to_radians();
+                    self.curvatures
+                        .push(t, delta.tan() / self.vehicle.wheelbase_m);
+                }
+                _ => {}
             }
         } else if topic == t_.gear_report {
             let g = v
@@ -521,8 +550,14 @@ pub(crate) struct Feed<'a, F> {
 }
 
 impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
-    pub fn new(file: &'a str, topics: &'a Topics, beams: usize, first_step: u64, each: F) -> Self {
-        let mut al = Aligner::new(topics, beams);
+    pub fn new(
+        file: &'a str,
+        topics: &'a Topics,
+        vehicle: Vehicle,
+        first_step: u64,
+        each: F,
+    ) -> Self {
+        let mut al = Aligner::new(topics, vehicle);
         al.first_step = first_step;
         Feed {
             file,
@@ -606,10 +641,10 @@ pub fn read_mcap(
     file: &str,
     bytes: &[u8],
     topics: &Topics,
-    beams: usize,
+    vehicle: Vehicle,
     mut each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
-    read_mcap_from(file, bytes, topics, beams, 0, &mut each)
+    read_mcap_from(file, bytes, topics, vehicle, 0, &mut each)
 }
 
 /// [`read_mcap`] with the steps numbered from `first_step` (a bag of several files).
@@ -617,11 +652,11 @@ fn read_mcap_from(
     file: &str,
     bytes: &[u8],
     topics: &Topics,
-    beams: usize,
+    vehicle: Vehicle,
     first_step: u64,
     each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
-    let mut feed = Feed::new(file, topics, beams, first_step, each);
+    let mut feed = Feed::new(file, topics, vehicle, first_step, each);
     let stream =
         mcap::MessageStream::new(bytes).map_err(|e| feed.err(format!("not an MCAP file: {e}")))?;
     let fallback = shipped_defs();
@@ -684,7 +719,7 @@ pub fn is_bag(path: &std::path::Path) -> bool {
 pub fn read_bag(
     path: &std::path::Path,
     topics: &Topics,
-    beams: usize,
+    vehicle: Vehicle,
     mut each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
     let file = path.display().to_string();
@@ -710,7 +745,7 @@ pub fn read_bag(
     let mut step = 0u64;
     for f in &files {
         if f.extension().is_some_and(|e| e == "db3") {
-            let i = super::db3::read_db3(f, topics, beams, step, &mut each)?;
+            let i = super::db3::read_db3(f, topics, vehicle, step, &mut each)?;
             step += i.steps;
             info.add(i);
             continue;
@@ -720,7 +755,7 @@ pub fn read_bag(
         // SAFETY: the file is only read; a bag changed by another program while it is
         // replayed can give wrong records, as reading it in pieces could.
         let map = unsafe { memmap2::Mmap::map(&fh) }.map_err(|e| LogError::Io(e, name.clone()))?;
-        let i = read_mcap_from(&name, &map, topics, beams, step, &mut each)?;
+        let i = read_mcap_from(&name, &map, topics, vehicle, step, &mut each)?;
         step += i.steps;
         info.add(i);
     }
@@ -771,13 +806,17 @@ mod tests {
         crate::formats::test_data(&format!("bags/{name}"))
     }
 
+    fn veh() -> Vehicle {
+        Vehicle::of(&crate::config::Config::builtin())
+    }
+
     /// The bag written by rosbags (tests/data/bags/make.py): 6 s at 50 Hz give 301 control
     /// steps, each with the odometry's pose and speed, the logged command, the gear, and
     /// the scan's wall ahead at 20 − x m.
     #[test]
     fn the_rosbags_bag_gives_a_record_per_control_step() {
         let mut recs = Vec::new();
-        let info = read_bag(&data("drive"), &Topics::default(), 360, |r| {
+        let info = read_bag(&data("drive"), &Topics::default(), veh(), |r| {
             recs.push(r.clone());
             Ok(())
         })
@@ -810,7 +849,7 @@ mod tests {
     fn cut_bags_and_missing_topics_are_named() {
         let bytes = std::fs::read(data("drive/drive.mcap")).unwrap();
         let cut = &bytes[..bytes.len() * 2 / 3];
-        let e = read_mcap("cut.mcap", cut, &Topics::default(), 360, |_| Ok(()))
+        let e = read_mcap("cut.mcap", cut, &Topics::default(), veh(), |_| Ok(()))
             .unwrap_err()
             .to_string();
         assert!(
@@ -818,7 +857,7 @@ mod tests {
             "{e}"
         );
         let topics = Topics::parse("odom=/nothing").unwrap();
-        let e = read_mcap("d.mcap", &bytes, &topics, 360, |_| Ok(()))
+        let e = read_mcap("d.mcap", &bytes, &topics, veh(), |_| Ok(()))
             .unwrap_err()
             .to_string();
         assert!(
@@ -830,7 +869,7 @@ mod tests {
             "x.mcap",
             b"not a bag at all",
             &Topics::default(),
-            360,
+            veh(),
             |_| Ok(()),
         )
         .unwrap_err()
@@ -845,7 +884,7 @@ mod tests {
     fn a_10_hz_pose_with_a_twist_and_a_gap_aligns_to_50_hz() {
         let topics = Topics::parse("odom=/pose").unwrap();
         let mut recs = Vec::new();
-        let info = read_bag(&data("pose_twist"), &topics, 360, |r| {
+        let info = read_bag(&data("pose_twist"), &topics, veh(), |r| {
             recs.push(r.clone());
             Ok(())
         })
@@ -873,7 +912,7 @@ mod tests {
 
     fn records(path: &std::path::Path) -> Vec<Record> {
         let mut recs = Vec::new();
-        read_bag(path, &Topics::default(), 360, |r| {
+        read_bag(path, &Topics::default(), veh(), |r| {
             recs.push(r.clone());
             Ok(())
         })
@@ -897,9 +936,43 @@ mod tests {
             .unwrap();
         assert_eq!(records(&db), mcap);
         std::fs::write(&db, b"SQLite format 3\0 but not really").unwrap();
-        let e = read_bag(&db, &Topics::default(), 360, |_| Ok(()))
+        let e = read_bag(&db, &Topics::default(), veh(), |_| Ok(()))
             .unwrap_err()
             .to_string();
         assert!(e.contains("old.db3") && e.contains("sqlite3"), "{e}");
+    }
+
+    /// A steering command of a wheel angle (type 2) is logged as the curvature of its
+    /// road wheel angle, tan(angle / ratio) / wheelbase; a curvature (type 3) as it is; a
+    /// yaw rate (type 4) is not a curvature and is left out.
+    #[test]
+    fn steering_commands_give_the_logged_curvature() {
+        let defs = shipped_defs();
+        let ty = "ds_dbw_msgs/SteeringCmd";
+        let msg = |cmd: f64, kind: f64| {
+            let stamp = Value::Msg(vec![Value::Num(1.0), Value::Num(0.0)]);
+            let header = Value::Msg(vec![stamp, Value::Str(String::new())]);
+            let n = |x: f64| Value::Num(x);
+            Value::Msg(vec![
+                header,
+                n(cmd),
+                n(kind),
+                n(0.0),
+                n(0.0),
+                n(1.0),
+                n(0.0),
+                n(0.0),
+            ])
+        };
+        let v = veh();
+        let mut al = Aligner::new(&Topics::default(), v);
+        let topic = Topics::default().steering_cmd;
+        al.take(&topic, ty, &defs, &msg(60.0, 2.0), 1.0).unwrap();
+        let want = (60.0 / v.steering_ratio).to_radians().tan() / v.wheelbase_m;
+        assert!((al.curvatures.at(1.0).unwrap().1 - want).abs() < 1e-12);
+        al.take(&topic, ty, &defs, &msg(-0.05, 3.0), 2.0).unwrap();
+        assert_eq!(al.curvatures.at(2.0).unwrap().1, -0.05);
+        al.take(&topic, ty, &defs, &msg(0.3, 4.0), 3.0).unwrap();
+        assert_eq!(al.curvatures.at(3.0).unwrap().0, 2.0);
     }
 }

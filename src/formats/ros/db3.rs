@@ -4,7 +4,7 @@
 //! rusqlite, the messages streamed in timestamp order into the same alignment as an MCAP
 //! bag's ([`super::bag`]); a bag without definitions is decoded by those of `data/msgs/`.
 
-use super::bag::{BagInfo, Feed, Topics, shipped_defs, topic_defs};
+use super::bag::{BagInfo, Feed, Topics, Vehicle, shipped_defs, topic_defs};
 use super::msg::Defs;
 use crate::formats::log::{LogError, Record};
 use std::collections::HashMap;
@@ -14,12 +14,12 @@ use std::collections::HashMap;
 pub fn read_db3(
     path: &std::path::Path,
     topics: &Topics,
-    beams: usize,
+    vehicle: Vehicle,
     first_step: u64,
     each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
     let file = path.display().to_string();
-    let mut feed = Feed::new(&file, topics, beams, first_step, each);
+    let mut feed = Feed::new(&file, topics, vehicle, first_step, each);
     let sql = |e: rusqlite::Error| format!("not a rosbag2 sqlite3 file: {e}");
     let db =
         rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
