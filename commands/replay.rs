@@ -77,6 +77,13 @@ pub struct Args {
     /// toward the south, as the vehicle bridge's socket gives them).
     #[arg(long, value_name = "FRAME", default_value = "world", value_parser = ["world", "bridge"])]
     pub frame: String,
+    /// The observation log beside a report CSV that has no pose (dbw_client.py's): JSON
+    /// Lines of the bridge's observations (t, x, y, yaw_deg, vx, yaw_rate, in the bridge's
+    /// frame; other lines skipped). The poses come from it, the logged command and the
+    /// gear from the reports (ulc_report.vel_ref, steering_report.cmd and cmd_type,
+    /// gear_report.gear), aligned to 50 Hz steps.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["frame", "topics"])]
+    pub observations: Option<PathBuf>,
     /// Make a record whose t is not after the previous one's an error (by default a
     /// warning naming its line, and the step takes one control period).
     #[arg(long)]
@@ -277,13 +284,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             }
         }
     };
-    let skipped = if src.is_bag {
-        replay_bag(&args.log, &src.topics, bag::Vehicle::of(&config), on_record)?;
-        0
-    } else {
-        read_records(&name, src.input, src.is_csv, args.skip_bad, on_record)?
-    };
-    src.bar.finish_and_clear();
+    let skipped = src.read(&args, &name, bag::Vehicle::of(&config), on_record)?;
     sum_a.skipped = skipped;
     sum_b.skipped = skipped;
     sink.close(args.out.as_deref(), global)?;
@@ -402,9 +403,11 @@ impl Source {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         let is_bag = !is_csv && args.log != Path::new("-") && bag::is_bag(&args.log);
+        // A report CSV with its observations is read by its own reader.
+        let is_bag = is_bag && args.observations.is_none();
         let topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
             .map_err(|m| anyhow::anyhow!("--topics: {m}"))?;
-        let (input, bar) = open_input(&args.log, is_bag, global)?;
+        let (input, bar) = open_input(&args.log, is_bag || args.observations.is_some(), global)?;
         Ok(Source {
             is_csv,
             is_bag,
@@ -412,6 +415,30 @@ impl Source {
             input,
             bar,
         })
+    }
+}
+
+impl Source {
+    /// Reads the log, each record to `on_record`; the count of bad lines skipped.
+    fn read(
+        self,
+        args: &Args,
+        name: &str,
+        vehicle: bag::Vehicle,
+        mut on_record: impl FnMut(u64, &Record) -> Result<(), LogError>,
+    ) -> anyhow::Result<u64> {
+        let skipped = if let Some(obs) = &args.observations {
+            let each = |rec: &Record| on_record(rec.step, rec);
+            acres::formats::bridge_log::read_reports(&args.log, obs, vehicle, each)?;
+            0
+        } else if self.is_bag {
+            replay_bag(&args.log, &self.topics, vehicle, on_record)?;
+            0
+        } else {
+            read_records(name, self.input, self.is_csv, args.skip_bad, on_record)?
+        };
+        self.bar.finish_and_clear();
+        Ok(skipped)
     }
 }
 

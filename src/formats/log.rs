@@ -161,7 +161,7 @@ impl CsvColumns {
             return Err(LogError::File {
                 file: file.to_string(),
                 message: format!(
-                    "missing columns {} (a replay needs {}; a report CSV of dbw_report fields alone has no pose)",
+                    "missing columns {} (a replay needs {}; a report CSV of dbw_report fields alone has no pose: give its observation log with --observations)",
                     missing.join(", "),
                     CSV_COLUMNS.join(", ")
                 ),

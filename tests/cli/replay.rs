@@ -442,3 +442,42 @@ fn frame_bridge_reads_south_as_south() {
     // Right of the route and heading further right, the driver steers left (positive).
     assert!(kb > 0.0 && kw < 0.0, "{kb} {kw}");
 }
+
+/// A report CSV without a pose (as dbw_client.py writes) replays with its observation log
+/// beside it; alone, the error points at --observations.
+#[test]
+fn a_report_csv_replays_with_its_observation_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let (obs, csv) = (dir.path().join("obs.jsonl"), dir.path().join("reports.csv"));
+    let mut o = String::new();
+    for k in 0..=30 {
+        let t = k as f64 * 0.1;
+        o.push_str(&format!(
+            "{{\"t\":{t},\"x\":{},\"y\":-2.2,\"yaw_deg\":0.0,\"vx\":3.0,\"yaw_rate\":0.0}}\n",
+            3.0 * t
+        ));
+    }
+    std::fs::write(&obs, o).unwrap();
+    let mut r = String::from("t,ulc_report.vel_ref,steering_report.cmd,steering_report.cmd_type\n");
+    for k in 0..=150 {
+        r.push_str(&format!("{},3.0,0.0,3\n", k as f64 * 0.02));
+    }
+    std::fs::write(&csv, r).unwrap();
+    let c = csv.to_str().unwrap();
+    let (code, out, err) = run(&[
+        "replay",
+        c,
+        "--observations",
+        obs.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["steps"], 151);
+    // Logged 3 m/s straight on while the driver steers back to the path 2.2 m away.
+    assert!(v["mismatches"].as_u64().unwrap() > 0, "{v}");
+    let (code, _, err) = run(&["replay", c]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--observations"), "{err}");
+}

@@ -326,6 +326,20 @@ impl Aligner {
         }
     }
 
+    /// A steering command of type `kind` as a logged curvature: type 3 is one, type 2 a
+    /// steering wheel angle (deg) whose road wheel angle gives one; others are not.
+    fn steering(&mut self, t: f64, cmd: f64, kind: f64) {
+        match kind as u8 {
+            3 => self.curvatures.push(t, cmd),
+            2 => {
+                let delta = (cmd / self.vehicle.steering_ratio).to_radians();
+                self.curvatures
+                    .push(t, delta.tan() / self.vehicle.wheelbase_m);
+            }
+            _ => {}
+        }
+    }
+
     /// Takes one decoded message of `topic` (type `ty`) with its stamp.
     fn take(
         &mut self,
@@ -380,17 +394,8 @@ impl Aligner {
                 self.speeds.push(t, num(v, defs, ty, "cmd")?);
             }
         } else if topic == t_.steering_cmd {
-            let cmd = num(v, defs, ty, "cmd")?;
-            match num(v, defs, ty, "cmd_type")? as u8 {
-                3 => self.curvatures.push(t, cmd),
-                // A steering wheel angle, deg: the curvature of its road wheel angle.
-                2 => {
-                    let delta = (cmd / self.vehicle.steering_ratio).to_radians();
-                    self.curvatures
-                        .push(t, delta.tan() / self.vehicle.wheelbase_m);
-                }
-                _ => {}
-            }
+            let kind = num(v, defs, ty, "cmd_type")?;
+            self.steering(t, num(v, defs, ty, "cmd")?, kind);
         } else if topic == t_.gear_report {
             let g = v
                 .num(defs, ty, "gear.value")
@@ -589,6 +594,47 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         self.al
             .take(topic, ty, defs, &v, t)
             .map_err(|e| self.err(format!("{}: {e}", place())))?;
+        self.messages += 1;
+        self.al.flush(false, &mut self.each)
+    }
+
+    /// A pose in the library's frame at `t`, with the speed and yaw rate.
+    pub fn pose(&mut self, t: f64, pose: Pose, speed: f64, yaw_rate: f64) -> Result<(), LogError> {
+        let s = PoseSample {
+            x: pose.x_m,
+            y: pose.y_m,
+            yaw: pose.yaw_rad,
+            speed: Some(speed),
+            yaw_rate: Some(yaw_rate),
+        };
+        self.al.t0.get_or_insert(t);
+        self.al.poses.push(t, s);
+        self.pushed(t)
+    }
+
+    /// The command and the gear a report logs at `t`: the speed, the steering command
+    /// (`cmd`, `cmd_type`) and the gear, each where the report has it.
+    pub fn report(
+        &mut self,
+        t: f64,
+        speed: Option<f64>,
+        steering: Option<(f64, f64)>,
+        gear: Option<Gear>,
+    ) -> Result<(), LogError> {
+        if let Some(v) = speed {
+            self.al.speeds.push(t, v);
+        }
+        if let Some((cmd, kind)) = steering {
+            self.al.steering(t, cmd, kind);
+        }
+        if let Some(g) = gear {
+            self.al.gears.push(t, g);
+        }
+        self.pushed(t)
+    }
+
+    fn pushed(&mut self, t: f64) -> Result<(), LogError> {
+        self.al.watermark = self.al.watermark.max(t);
         self.messages += 1;
         self.al.flush(false, &mut self.each)
     }
