@@ -193,7 +193,14 @@ pub fn resample_scan(
             continue;
         }
         let b = if b >= 0.0 { b + 0.5 } else { b - 0.5 } as i64;
-        let k = b.rem_euclid(beams as i64) as usize;
+        let n = beams as i64;
+        // Angles within a turn either side need no division.
+        let k = match b {
+            b if (0..n).contains(&b) => b,
+            b if (-n..0).contains(&b) => b + n,
+            b if (n..2 * n).contains(&b) => b - n,
+            b => b.rem_euclid(n),
+        } as usize;
         let d = if r.is_nan() || r == f64::INFINITY || r > range_max {
             continue;
         } else if r == f64::NEG_INFINITY || r < range_min {

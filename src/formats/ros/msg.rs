@@ -9,7 +9,7 @@
 //! are skipped. `builtin_interfaces/Time`, `builtin_interfaces/Duration` and
 //! `std_msgs/Header` are known without a definition.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A primitive type of the `.msg` language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +91,9 @@ pub struct Field {
 #[derive(Debug, Clone, Default)]
 pub struct Defs {
     list: Vec<Vec<Field>>,
-    names: HashMap<String, usize>,
+    /// Looked up for every message and field path: a fast hash (FxHash) over the few
+    /// type names of a bag.
+    names: FxHashMap<String, usize>,
 }
 
 /// `pkg/msg/Type` → `pkg/Type`.
