@@ -161,7 +161,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(band.crs, c.crs);
-        assert_eq!(band.grid.origin_m, c.grid.origin_m);
+        assert_eq!(band.origin_m, c.grid.origin_m);
         assert_eq!(band.nodata, Some(NODATA as f64));
         let (yaml, pgm) = nav2_mask(&c, "mask.pgm").unwrap();
         let dir = tempfile::tempdir().unwrap();

@@ -14,15 +14,53 @@ use std::path::Path as FsPath;
 use tiff::decoder::{Decoder, DecodingResult, Limits};
 use tiff::tags::Tag;
 
-/// A band of a GeoTIFF with its place: the cells as f64 (every integer and float type of
-/// the file fits exactly, up to 2⁵³), row 0 the north edge.
-#[derive(Debug, Clone, PartialEq)]
+/// A band of a GeoTIFF with its place: its pixels as the file holds them (a class raster
+/// of bytes stays bytes until it becomes classes), row 0 the north edge.
+#[derive(Debug)]
 pub struct GeoBand {
-    pub grid: Grid<f64>,
+    pub width: usize,
+    pub height: usize,
+    pub resolution_m: f64,
+    /// The world position of the lower-left corner.
+    pub origin_m: [f64; 2],
     pub crs: Option<Crs>,
     pub nodata: Option<f64>,
-    /// Whether the cells are of an integer type (a class raster must be).
-    pub integer: bool,
+    data: DecodingResult,
+}
+
+impl GeoBand {
+    /// Whether the pixels are of an integer type (a class raster must be).
+    pub fn is_integer(&self) -> bool {
+        !matches!(self.data, DecodingResult::F32(_) | DecodingResult::F64(_))
+    }
+
+    /// The pixels as f64, in order: every integer and float type of the file fits
+    /// exactly, up to 2⁵³.
+    fn values(&self) -> Box<dyn Iterator<Item = f64> + '_> {
+        match &self.data {
+            DecodingResult::U8(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+            DecodingResult::U16(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+            DecodingResult::U32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+            DecodingResult::U64(v) => Box::new(v.iter().map(|&x| x as f64)),
+            DecodingResult::I8(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+            DecodingResult::I16(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+            DecodingResult::I32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+            DecodingResult::I64(v) => Box::new(v.iter().map(|&x| x as f64)),
+            DecodingResult::F32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+            DecodingResult::F64(v) => Box::new(v.iter().copied()),
+        }
+    }
+
+    /// A grid of `cells` in the band's place.
+    fn grid<T>(&self, cells: Vec<T>) -> Grid<T> {
+        Grid {
+            width: self.width,
+            height: self.height,
+            resolution_m: self.resolution_m,
+            origin_m: self.origin_m,
+            cells,
+        }
+    }
 }
 
 /// Where the raster lies: its cell size and the world position of its lower-left corner.
@@ -66,40 +104,20 @@ pub fn read_band(path: &FsPath, bytes: Vec<u8>) -> Result<GeoBand, MapError> {
         .get_tag_ascii_string(Tag::GdalNodata)
         .ok()
         .and_then(|s| s.trim().trim_end_matches('\0').parse::<f64>().ok());
-    let (cells, integer) = cells_f64(dec.read_image().map_err(t)?);
-    if cells.len() != w as usize * h as usize {
-        return Err(err(path, "the image's pixels do not match its size"));
-    }
-    Ok(GeoBand {
-        grid: Grid {
-            width: w as usize,
-            height: h as usize,
-            resolution_m: place.resolution_m,
-            origin_m: place.origin_m,
-            cells,
-        },
+    let data = dec.read_image().map_err(t)?;
+    let band = GeoBand {
+        width: w as usize,
+        height: h as usize,
+        resolution_m: place.resolution_m,
+        origin_m: place.origin_m,
         crs,
         nodata,
-        integer,
-    })
-}
-
-fn cells_f64(r: DecodingResult) -> (Vec<f64>, bool) {
-    fn conv<T: Copy>(v: Vec<T>, f: impl Fn(T) -> f64) -> Vec<f64> {
-        v.into_iter().map(f).collect()
+        data,
+    };
+    if band.values().count() != band.width * band.height {
+        return Err(err(path, "the image's pixels do not match its size"));
     }
-    match r {
-        DecodingResult::U8(v) => (conv(v, f64::from), true),
-        DecodingResult::U16(v) => (conv(v, f64::from), true),
-        DecodingResult::U32(v) => (conv(v, f64::from), true),
-        DecodingResult::U64(v) => (conv(v, |x| x as f64), true),
-        DecodingResult::I8(v) => (conv(v, f64::from), true),
-        DecodingResult::I16(v) => (conv(v, f64::from), true),
-        DecodingResult::I32(v) => (conv(v, f64::from), true),
-        DecodingResult::I64(v) => (conv(v, |x| x as f64), true),
-        DecodingResult::F32(v) => (conv(v, f64::from), false),
-        DecodingResult::F64(v) => (v, false),
-    }
+    Ok(band)
 }
 
 /// The GeoKey directory as (key, value) pairs of the keys held in the directory itself
@@ -215,12 +233,11 @@ pub fn class_grid(
     band: &GeoBand,
     lut: &[Option<MapClass>; 256],
 ) -> Result<Grid<MapClass>, MapError> {
-    if !band.integer {
+    if !band.is_integer() {
         return Err(err(path, "a class GeoTIFF must hold integers, not floats"));
     }
-    let g = &band.grid;
-    let mut cells = Vec::with_capacity(g.cells.len());
-    for (i, &v) in g.cells.iter().enumerate() {
+    let mut cells = Vec::with_capacity(band.width * band.height);
+    for (i, v) in band.values().enumerate() {
         let class = (0.0..=255.0)
             .contains(&v)
             .then(|| lut[v as usize])
@@ -232,30 +249,22 @@ pub fn class_grid(
                     path,
                     format!(
                         "pixel ({}, {}) has the value {v}, which the legend does not name",
-                        i % g.width,
-                        i / g.width
+                        i % band.width,
+                        i / band.width
                     ),
                 ));
             }
         }
     }
-    Ok(Grid {
-        width: g.width,
-        height: g.height,
-        resolution_m: g.resolution_m,
-        origin_m: g.origin_m,
-        cells,
-    })
+    Ok(band.grid(cells))
 }
 
 /// An elevation grid of a band: `offset_m + scale_m × value`; nodata cells (and NaN) are
 /// NaN, which the elevation's readers take as no elevation there.
 pub fn elevation_grid(band: &GeoBand, scale_m: f64, offset_m: f64) -> Grid<f32> {
-    let g = &band.grid;
-    let cells = g
-        .cells
-        .iter()
-        .map(|&v| {
+    let cells = band
+        .values()
+        .map(|v| {
             if Some(v) == band.nodata || v.is_nan() {
                 f32::NAN
             } else {
@@ -263,13 +272,7 @@ pub fn elevation_grid(band: &GeoBand, scale_m: f64, offset_m: f64) -> Grid<f32> 
             }
         })
         .collect();
-    Grid {
-        width: g.width,
-        height: g.height,
-        resolution_m: g.resolution_m,
-        origin_m: g.origin_m,
-        cells,
-    }
+    band.grid(cells)
 }
 
 #[cfg(test)]

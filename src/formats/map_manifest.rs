@@ -166,6 +166,16 @@ impl Map {
         read: impl Fn(&FsPath) -> Result<Vec<u8>, MapError>,
     ) -> Result<Map, MapError> {
         let m = MapManifest::parse(manifest_path, text)?;
+        Map::from_parsed(manifest_path, m, read)
+    }
+
+    /// The map of a checked manifest (named `manifest_path` in errors, its images read by
+    /// `read` relative to it).
+    fn from_parsed(
+        manifest_path: &FsPath,
+        m: MapManifest,
+        read: impl Fn(&FsPath) -> Result<Vec<u8>, MapError>,
+    ) -> Result<Map, MapError> {
         let dir = manifest_path.parent().unwrap_or(FsPath::new("."));
         let lut = legend_lut(manifest_path, &m.legend)?;
         let mut crs = match &m.crs {
@@ -178,7 +188,7 @@ impl Map {
         let classes = if is_geotiff(&img) {
             let band = geotiff::read_band(&img, read(&img)?)?;
             let at = (m.resolution_m, m.origin_m);
-            agree(manifest_path, "", at, &band.grid)?;
+            agree(manifest_path, "", at, &band)?;
             crs = same_crs(manifest_path, crs, &img, band.crs)?;
             geotiff::class_grid(&img, &band, &lut)?
         } else {
@@ -195,7 +205,7 @@ impl Map {
                         manifest_path,
                         "elevation.",
                         (e.resolution_m, e.origin_m),
-                        &band.grid,
+                        &band,
                     )?;
                     crs = same_crs(manifest_path, crs, &path, band.crs)?;
                     geotiff::elevation_grid(&band, e.scale_m, e.offset_m)
@@ -240,8 +250,7 @@ impl Map {
             legend,
             elevation: None,
         };
-        let text = serde_json::to_string(&manifest).expect("a manifest serializes");
-        Map::from_manifest(path, &text, |p| {
+        Map::from_parsed(path, manifest, |p| {
             std::fs::read(p).map_err(|e| err(p, e.to_string()))
         })
     }
@@ -298,11 +307,11 @@ fn required(
 
 /// Where the manifest also gives a GeoTIFF's place, the two must agree (to a millionth
 /// of a cell), so that a stale manifest cannot move the map.
-fn agree<T>(
+fn agree(
     manifest_path: &FsPath,
     prefix: &str,
     (resolution_m, origin_m): (Option<f64>, Option<[f64; 2]>),
-    g: &Grid<T>,
+    g: &geotiff::GeoBand,
 ) -> Result<(), MapError> {
     let tol = 1e-6 * g.resolution_m;
     if let Some(r) = resolution_m
