@@ -423,6 +423,7 @@ impl Chain {
             moving: &self.moving,
             passing: self.passing,
         };
+        self.scratch.begin_step();
         let judged = judge
             .map(|c| {
                 self.shield

@@ -119,12 +119,32 @@ pub struct ShieldOutput {
     pub passing: bool,
 }
 
-/// Reusable buffers of the shield, so that a step allocates nothing.
+/// Reusable buffers of the shield, so that a step allocates nothing, and after
+/// [`ShieldScratch::begin_step`] what the shield's calls on one input share.
 #[derive(Debug, Clone, Default)]
 pub struct ShieldScratch {
     window: PathWindow,
     returns: Vec<(f64, f64)>,
     predicted: Vec<(f64, f64)>,
+    /// Whether the calls share their input until the next `begin_step`.
+    in_step: bool,
+    /// Whether `returns` holds the points of this step's scan.
+    returns_fresh: bool,
+    /// The free distance of this step's returns that does not depend on the command's
+    /// curvature (along the reference arc and the reference path), forwards and in reverse.
+    fixed: [Option<f64>; 2],
+}
+
+impl ShieldScratch {
+    /// Declares a new input: the [`Shield::limit_with`] calls until the next `begin_step`
+    /// get the same [`ShieldInput`] (only the command differs), so the scan becomes points
+    /// once and the distances that do not depend on the command are computed once (the
+    /// chain judges two or three commands a step). Without it every call starts afresh.
+    pub fn begin_step(&mut self) {
+        self.in_step = true;
+        self.returns_fresh = false;
+        self.fixed = [None; 2];
+    }
 }
 
 /// The ground the geofence rule keeps the vehicle on.
@@ -449,12 +469,28 @@ impl Shield {
         input: &ShieldInput,
         scratch: &mut ShieldScratch,
     ) -> f64 {
-        scratch.returns.clear();
-        scratch.returns.extend(self.geometry.points(input.scan));
+        if !(scratch.in_step && scratch.returns_fresh) {
+            scratch.returns.clear();
+            scratch.returns.extend(self.geometry.points(input.scan));
+            scratch.returns_fresh = scratch.in_step;
+            scratch.fixed = [None; 2];
+        }
         let ShieldScratch {
-            window, returns, ..
+            window,
+            returns,
+            fixed,
+            ..
         } = scratch;
-        self.free_distance_over(returns, kappa, reverse, input, window, 0.0)
+        let d = self.free_distance_arc(returns, kappa, reverse, input, 0.0);
+        let fixed = match fixed[reverse as usize] {
+            Some(f) => f,
+            None => {
+                let f = self.free_distance_fixed(returns, reverse, input, window, 0.0);
+                fixed[reverse as usize] = Some(f);
+                f
+            }
+        };
+        d.min(fixed)
     }
 
     /// The free distance over points of the body frame (returns, or the centre lines of
@@ -468,25 +504,46 @@ impl Shield {
         window: &mut PathWindow,
         widen: f64,
     ) -> f64 {
+        let d = self.free_distance_arc(points, kappa, reverse, input, widen);
+        d.min(self.free_distance_fixed(points, reverse, input, window, widen))
+    }
+
+    /// The free distance along the arc of curvature `kappa` in the swept corridor of the
+    /// measured speed widened by `widen`.
+    fn free_distance_arc(
+        &self,
+        points: &[(f64, f64)],
+        kappa: f64,
+        reverse: bool,
+        input: &ShieldInput,
+        widen: f64,
+    ) -> f64 {
         let w = self.half_width(input.speed_mps) + widen;
         let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
         let reach = self.geometry.reach_m();
-        let pts = || points.iter().copied();
-        let mut d = sweep::free_distance_arc(pts(), kappa, w, reverse, fp, reach);
-        d = d.min(sweep::free_distance_arc(
-            pts(),
-            input.reference_curvature_per_m,
-            w,
-            reverse,
-            fp,
-            reach,
-        ));
+        sweep::free_distance_arc(points.iter().copied(), kappa, w, reverse, fp, reach)
+    }
+
+    /// The part of the free distance that does not depend on the command's curvature: the
+    /// smaller of the distances along the reference arc and along the reference path.
+    fn free_distance_fixed(
+        &self,
+        points: &[(f64, f64)],
+        reverse: bool,
+        input: &ShieldInput,
+        window: &mut PathWindow,
+        widen: f64,
+    ) -> f64 {
+        let kappa = input.reference_curvature_per_m;
+        let d = self.free_distance_arc(points, kappa, reverse, input, widen);
         let Some((path, part, station)) = input.reference else {
             return d;
         };
         if points.is_empty() {
             return d;
         }
+        let w = self.half_width(input.speed_mps) + widen;
+        let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
         let pose = (input.pose.x_m, input.pose.y_m, input.pose.yaw_rad);
         // In reverse the body frame is turned half a turn, so that travel is +x.
         let pose = if reverse {
@@ -494,10 +551,11 @@ impl Shield {
         } else {
             pose
         };
-        // Only stations before the best distance found on the arcs can lower it.
+        // Only stations before the best distance found on the arc can lower it.
         let window_m = d + fp.ahead_m;
         window.prepare(path, part, station, pose, fp.behind_m, window_m, w);
-        let mirrored = pts().map(|(x, y)| if reverse { (-x, -y) } else { (x, y) });
+        let pts = points.iter().copied();
+        let mirrored = pts.map(|(x, y)| if reverse { (-x, -y) } else { (x, y) });
         d.min(sweep::free_distance_path(mirrored, window, w, fp, d))
     }
 
@@ -1151,6 +1209,54 @@ mod tests {
             let v = v.clamp(-1.5, 7.8);
             let out = sh.limit(Command { curvature_per_m: k, speed_mps: v }, &input(&scan, vm, class)).unwrap();
             prop_assert!(out.interventions.iter().all(|i| i.rule != Rule::Obstacle));
+        }
+
+        /// The calls of one step share the scan's points and the distances that do not
+        /// depend on the command: each gives what a call afresh gives, on a curved
+        /// reference path, forwards and in reverse.
+        #[test]
+        fn a_step_shares_its_input_without_changing_a_result(
+            returns in prop::collection::vec((0usize..360, 1.0f64..45.0), 0..8),
+            cmds in prop::collection::vec((-0.3f64..0.3, -2.0f64..9.0), 1..4),
+            vm in -1.5f64..7.8,
+            (station, lateral, dyaw) in (0.0f64..60.0, -3.0f64..3.0, -0.5f64..0.5),
+        ) {
+            use crate::chain::path::{Direction, PathPoint};
+            let pts: Vec<PathPoint> = (0..200)
+                .map(|i| {
+                    let a = i as f64 * 0.5 / 30.0;
+                    PathPoint {
+                        x: 30.0 * a.sin(),
+                        y: 30.0 * (1.0 - a.cos()),
+                        speed_mps: 5.0,
+                        class: None,
+                        direction: Direction::Forward,
+                    }
+                })
+                .collect();
+            let path = crate::chain::path::Path::new("arc", &pts).unwrap();
+            let part = path.parts()[0].clone();
+            let mut scan = Scan::empty(360);
+            for (beam, r) in returns {
+                scan.set(beam, r).unwrap();
+            }
+            let a = station / 30.0;
+            let mut inp = input(&scan, vm, None);
+            inp.pose = Pose {
+                x_m: (30.0 - lateral) * a.sin(),
+                y_m: 30.0 - (30.0 - lateral) * a.cos(),
+                yaw_rad: a + dyaw,
+            };
+            inp.reference_curvature_per_m = 1.0 / 30.0;
+            inp.reference = Some((&path, &part, station));
+            let sh = shield();
+            let mut scratch = ShieldScratch::default();
+            scratch.begin_step();
+            for (k, v) in cmds {
+                let c = Command { curvature_per_m: k, speed_mps: v };
+                let alone = sh.limit(c, &inp).unwrap();
+                prop_assert_eq!(sh.limit_with(c, &inp, &mut scratch), alone);
+            }
         }
 
         /// Along a beam, farther never lowers the cap where the band is a straight strip
