@@ -30,6 +30,8 @@ pub enum SimError {
     Chain(#[from] crate::chain::ChainError),
     #[error("writing the log: {0}")]
     Log(#[from] std::io::Error),
+    #[error("the run has ended: reset it before another step")]
+    Ended,
 }
 
 impl Scenario {
@@ -181,58 +183,200 @@ pub fn run(
     route: Path,
     mut log: Option<&mut dyn Write>,
 ) -> Result<Summary, SimError> {
-    let shield = crate::chain::shield::Shield::new(config, Grip::Unknown)
-        .expect("the unknown grip table always exists")
-        .with_rules(scenario.corner_rule, scenario.shield);
-    let mut chain = Chain::new(config, route, Grip::Unknown)?.with_shield(shield);
-    let mut plant = scenario.plant(config)?;
-    let steps = (scenario.duration_s * crate::plant::dbw::PHYSICS_HZ as f64).round() as u64;
-    let mut t = Tally::default();
-    let mut control = 0u64;
-    for _ in 0..steps {
-        if plant.is_control_step() {
-            let v = plant.speed_mps();
-            let scan = plant.scan();
-            chain.set_oracle(oracle_objects(&plant, config.control.corridor.range_m));
-            let report = plant.report("polaris");
-            let state = plant.chain_state();
-            let row = chain.step(&ChainInput {
-                step: control,
-                state,
-                scan: &scan,
-                proposal: None,
-            })?;
-            plant.apply_row(&row);
-            let end = t.control(&plant, &row, v);
-            if let Some(w) = log.as_deref_mut() {
-                let scan = scenario.record_scan.then(|| scan_returns(&scan));
-                write_record(w, &record(&plant, control, state, scan, row, report))?;
-            }
-            control += 1;
-            if end {
-                t.t_end = plant.time_s();
-                break;
-            }
-        }
-        let info = plant.physics();
-        t.physics(&plant, info.wheel_lift);
+    let mut session = Session::new(config, scenario, route)?;
+    while !session.ended() {
+        let log = log.as_mut().map(|w| &mut **w as &mut dyn Write);
+        session.step(Request::Driver, log)?;
     }
-    Ok(Summary {
-        scenario: scenario.name.clone(),
-        time_s: t.t_end,
-        distance_m: t.distance,
-        collided: t.collided,
-        stopped: t.rest_since.is_some_and(|r| t.t_end - r >= 1.0 - 1e-9),
-        at_rest_since_s: t.rest_since,
-        gap_m: plant.gap_m(),
-        max_lateral_accel_mps2: t.max_ay,
-        wheel_lift: t.lift,
-        interventions: t.interventions,
-        final_speed_mps: plant.speed_mps(),
-        contacts: t.contacts,
-        closest_actor_m: t.closest_actor,
-        moving_rule: config.control.shield.moving_obstacle,
-    })
+    Ok(session.summary())
+}
+
+/// What drives a control step of a [`Session`]: the chain's default driver, a fixed
+/// command in its place, or a proposer's chunk (the checker decides whether it drives).
+/// The shield limits each.
+#[derive(Debug, Clone)]
+pub enum Request {
+    Driver,
+    Command(crate::chain::shield::Command),
+    Proposal(crate::chain::Proposal),
+}
+
+/// What a control step of a [`Session`] saw and sent.
+#[derive(Debug, Clone)]
+pub struct ControlStep {
+    pub state: ChainState,
+    pub scan: crate::chain::scan::Scan,
+    pub row: CommandRow,
+    /// Whether the run has ended with this step.
+    pub ended: bool,
+}
+
+/// A scenario run one control step at a time (what [`run`] loops over, and what the
+/// Python package's `Sim` and Gymnasium environment drive): each step, the chain's row on
+/// the plant's state and scan, then physics to the next control step.
+pub struct Session {
+    config: Config,
+    chain: Chain,
+    plant: Plant,
+    tally: Tally,
+    name: String,
+    record_scan: bool,
+    /// The control steps so far, and the physics steps left of the scenario's duration.
+    control: u64,
+    physics_left: u64,
+    ended: bool,
+}
+
+impl Session {
+    /// A session at the scenario's start (the vehicle placed, no step taken).
+    pub fn new(config: &Config, scenario: &Scenario, route: Path) -> Result<Session, SimError> {
+        let shield = crate::chain::shield::Shield::new(config, Grip::Unknown)
+            .expect("the unknown grip table always exists")
+            .with_rules(scenario.corner_rule, scenario.shield);
+        let checker = crate::chain::checker::TrajectoryChecker::new(config, Grip::Unknown)
+            .expect("the unknown grip table always exists");
+        let chain = Chain::new(config, route, Grip::Unknown)?
+            .with_shield(shield)
+            .with_checker(Box::new(checker));
+        let plant = scenario.plant(config)?;
+        let steps = (scenario.duration_s * crate::plant::dbw::PHYSICS_HZ as f64).round() as u64;
+        let mut session = Session {
+            config: config.clone(),
+            chain,
+            plant,
+            tally: Tally::default(),
+            name: scenario.name.clone(),
+            record_scan: scenario.record_scan,
+            control: 0,
+            physics_left: steps,
+            ended: false,
+        };
+        session.physics_to_control()?;
+        Ok(session)
+    }
+
+    /// Whether the run has ended (its duration, a collision, at rest at the route's end or
+    /// standing); a step after the end is an error.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// The plant (the vehicle, the world and the DBW).
+    pub fn plant(&self) -> &Plant {
+        &self.plant
+    }
+
+    /// The chain (its path, driver and shield).
+    pub fn chain(&self) -> &Chain {
+        &self.chain
+    }
+
+    /// The control steps taken.
+    pub fn control_steps(&self) -> u64 {
+        self.control
+    }
+
+    /// One control step: the chain's row for `request` on the plant's state and scan, the
+    /// row applied, the log record written where a log is given, then physics to the next
+    /// control step.
+    pub fn step(
+        &mut self,
+        request: Request,
+        log: Option<&mut dyn Write>,
+    ) -> Result<ControlStep, SimError> {
+        if self.ended {
+            return Err(SimError::Ended);
+        }
+        let plant = &mut self.plant;
+        let v = plant.speed_mps();
+        let scan = plant.scan();
+        let reach = self.config.control.corridor.range_m;
+        self.chain.set_oracle(oracle_objects(plant, reach));
+        let report = plant.report("polaris");
+        let state = plant.chain_state();
+        let input = ChainInput {
+            step: self.control,
+            state,
+            scan: &scan,
+            proposal: match &request {
+                Request::Proposal(p) => Some(p),
+                _ => None,
+            },
+        };
+        let row = match request {
+            Request::Command(c) => self.chain.step_fixed(&input, c)?,
+            _ => self.chain.step(&input)?,
+        };
+        plant.apply_row(&row);
+        let end = self.tally.control(plant, &row, v);
+        if let Some(w) = log {
+            let ranges = self.record_scan.then(|| scan_returns(&scan));
+            write_record(
+                w,
+                &record(plant, self.control, state, ranges, row.clone(), report),
+            )?;
+        }
+        self.control += 1;
+        if end {
+            self.tally.t_end = plant.time_s();
+            self.ended = true;
+        } else {
+            plant.physics_left_step(&mut self.tally, &mut self.physics_left);
+            self.physics_to_control()?;
+        }
+        Ok(ControlStep {
+            state,
+            scan,
+            row,
+            ended: self.ended,
+        })
+    }
+
+    /// Physics until the plant is at a control step; the end of the duration ends the run.
+    fn physics_to_control(&mut self) -> Result<(), SimError> {
+        while !self.plant.is_control_step() {
+            if self.physics_left == 0 {
+                self.ended = true;
+                return Ok(());
+            }
+            self.plant
+                .physics_left_step(&mut self.tally, &mut self.physics_left);
+        }
+        if self.physics_left == 0 {
+            self.ended = true;
+        }
+        Ok(())
+    }
+
+    /// The summary of the run so far.
+    pub fn summary(&self) -> Summary {
+        let t = &self.tally;
+        Summary {
+            scenario: self.name.clone(),
+            time_s: t.t_end,
+            distance_m: t.distance,
+            collided: t.collided,
+            stopped: t.rest_since.is_some_and(|r| t.t_end - r >= 1.0 - 1e-9),
+            at_rest_since_s: t.rest_since,
+            gap_m: self.plant.gap_m(),
+            max_lateral_accel_mps2: t.max_ay,
+            wheel_lift: t.lift,
+            interventions: t.interventions.clone(),
+            final_speed_mps: self.plant.speed_mps(),
+            contacts: t.contacts.clone(),
+            closest_actor_m: t.closest_actor,
+            moving_rule: self.config.control.shield.moving_obstacle,
+        }
+    }
+}
+
+impl Plant {
+    /// One physics step of a session, counted against the steps it has left.
+    fn physics_left_step(&mut self, tally: &mut Tally, left: &mut u64) {
+        let info = self.physics();
+        tally.physics(self, info.wheel_lift);
+        *left -= 1;
+    }
 }
 
 /// The true states of the world's actors within the scan's reach of the vehicle, as the
@@ -408,6 +552,31 @@ mod tests {
         default_run(Some(&mut b));
         assert!(!a.is_empty());
         assert_eq!(a, b);
+    }
+
+    /// A session stepped by hand: a fixed command is still limited by the shield and
+    /// drives the vehicle; the end is reached and a step after it is an error.
+    #[test]
+    fn a_session_drives_a_fixed_command_through_the_shield() {
+        let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
+        let mut sess = Session::new(&Config::builtin(), &s, s.path(None).unwrap()).unwrap();
+        let fast = Request::Command(crate::chain::shield::Command {
+            curvature_per_m: 0.0,
+            speed_mps: 20.0,
+        });
+        let mut top: f64 = 0.0;
+        while !sess.ended() {
+            let st = sess.step(fast.clone(), None).unwrap();
+            assert_eq!(st.row.source, crate::chain::Source::Fixed);
+            assert!(st.row.speed_mps <= 7.8 + 1e-9, "{}", st.row.speed_mps);
+            top = top.max(st.state.speed_mps);
+        }
+        assert!(top > 2.0, "the vehicle never drove ({top} m/s)");
+        assert!(!sess.summary().collided, "{:?}", sess.summary());
+        assert!(matches!(
+            sess.step(Request::Driver, None),
+            Err(SimError::Ended)
+        ));
     }
 
     /// Runs a scenario given as text; its summary and log records.
