@@ -355,6 +355,11 @@ impl Chain {
         &self.path
     }
 
+    /// The driver's part of the path and its last projection's segment (where one was made).
+    pub fn place(&self) -> (usize, Option<usize>) {
+        (self.driver_state.part, self.driver_state.hint)
+    }
+
     /// The shield.
     pub fn shield(&self) -> &Shield {
         &self.shield

@@ -225,6 +225,23 @@ pub struct Session {
     control: u64,
     physics_left: u64,
     ended: bool,
+    /// Whether the run ended at its duration (not by a collision or at rest).
+    timed_out: bool,
+    /// The scan of the coming control step, where [`Session::observe`] has cast it.
+    next_scan: Option<crate::chain::scan::Scan>,
+}
+
+/// What the vehicle is at before a control step: its measured state, its place relative to
+/// the path (as the driver projects it) and the scan.
+#[derive(Debug, Clone, Copy)]
+pub struct Observation<'a> {
+    pub state: ChainState,
+    pub station_m: f64,
+    pub lateral_m: f64,
+    /// The yaw less the path's heading at the projection, wrapped to (−π, π].
+    pub heading_error_rad: f64,
+    pub path_length_m: f64,
+    pub scan: &'a crate::chain::scan::Scan,
 }
 
 impl Session {
@@ -250,6 +267,8 @@ impl Session {
             control: 0,
             physics_left: steps,
             ended: false,
+            timed_out: false,
+            next_scan: None,
         };
         session.physics_to_control()?;
         Ok(session)
@@ -259,6 +278,16 @@ impl Session {
     /// standing); a step after the end is an error.
     pub fn ended(&self) -> bool {
         self.ended
+    }
+
+    /// Whether the run ended at its duration rather than by a collision or at rest.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
+    /// Whether the vehicle has touched anything so far.
+    pub fn collided(&self) -> bool {
+        self.tally.collided
     }
 
     /// The plant (the vehicle, the world and the DBW).
@@ -287,9 +316,9 @@ impl Session {
         if self.ended {
             return Err(SimError::Ended);
         }
+        let scan = self.next_scan.take().unwrap_or_else(|| self.plant.scan());
         let plant = &mut self.plant;
         let v = plant.speed_mps();
-        let scan = plant.scan();
         let reach = self.config.control.corridor.range_m;
         self.chain.set_oracle(oracle_objects(plant, reach));
         let report = plant.report("polaris");
@@ -330,6 +359,35 @@ impl Session {
             row,
             ended: self.ended,
         })
+    }
+
+    /// The state, the place on the path and the scan the coming control step sees (the
+    /// scan is cast once: the step uses it).
+    pub fn observe(&mut self) -> Observation<'_> {
+        let state = self.plant.chain_state();
+        let path = self.chain.path();
+        let (part, hint) = self.chain.place();
+        let part = &path.parts()[part.min(path.parts().len() - 1)];
+        let here = geo::Coord {
+            x: state.pose.x_m,
+            y: state.pose.y_m,
+        };
+        let p = path.project(here, part, hint);
+        let (a, b) = (path.point(p.segment), path.point(p.segment + 1));
+        let heading = (b.y - a.y).atan2(b.x - a.x);
+        let e = state.pose.yaw_rad - heading;
+        let heading_error_rad = e.sin().atan2(e.cos());
+        if self.next_scan.is_none() {
+            self.next_scan = Some(self.plant.scan());
+        }
+        Observation {
+            state,
+            station_m: p.station_m,
+            lateral_m: p.lateral_m,
+            heading_error_rad,
+            path_length_m: path.length_m(),
+            scan: self.next_scan.as_ref().expect("cast above"),
+        }
     }
 
     /// Physics until the plant is at a control step; the end of the duration ends the run.

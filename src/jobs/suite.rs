@@ -102,6 +102,9 @@ pub struct SuiteCase {
     pub parameter: f64,
     #[serde(skip)]
     pub scenario: Scenario,
+    /// The scenario as JSON text (what `acres sim --scenario` reads).
+    #[serde(skip)]
+    pub json: String,
 }
 
 /// One run of a suite's scenario.
@@ -222,13 +225,15 @@ pub fn cases(config: &Config, kind: SuiteKind) -> Result<Vec<SuiteCase>, SimErro
             );
             sc["name"] = name.clone().into();
             sc["actors"] = serde_json::json!([actor]);
-            let scenario = Scenario::from_json_str(&name, &sc.to_string())?;
+            let json = sc.to_string();
+            let scenario = Scenario::from_json_str(&name, &json)?;
             out.push(SuiteCase {
                 name,
                 class,
                 speed_mps: speed,
                 parameter,
                 scenario,
+                json,
             });
         }
     }

@@ -1,0 +1,133 @@
+//! `acres.Corridor`: a corridor raster built or loaded, queried over arrays of points
+//! (each value a lower bound of the distance from the point to ground the vehicle must
+//! not enter, 0 outside).
+
+use crate::{arrays, config, err};
+use acres::chain::path::Path;
+use acres::ground::Map;
+use acres::ground::corridor::{self, Corridor};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyCorridor>()?;
+    Ok(())
+}
+
+/// A route: a file, else a shipped route by name.
+pub fn route(name: &str, map: Option<&Map>) -> PyResult<Path> {
+    let p = std::path::Path::new(name);
+    if p.exists() {
+        return Path::load_on(p, map.and_then(|m| m.crs)).map_err(err);
+    }
+    Path::builtin(name).ok_or_else(|| {
+        err(format!(
+            "route `{name}`: no such file, nor a shipped route (data/routes/)"
+        ))
+    })
+}
+
+/// A corridor raster.
+#[pyclass(name = "Corridor", module = "acres._acres", frozen)]
+pub struct PyCorridor {
+    pub inner: std::sync::Arc<Corridor>,
+}
+
+#[pymethods]
+impl PyCorridor {
+    /// Loads a corridor file (`acres corridor build`).
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyCorridor> {
+        let c = py.detach(|| Corridor::load(&path)).map_err(err)?;
+        Ok(PyCorridor {
+            inner: std::sync::Arc::new(c),
+        })
+    }
+
+    /// Builds the corridor of a route on a map (a manifest, map_server YAML or GeoTIFF; the
+    /// shipped farm by default, `farm` by name), refusing a raster over `max_cells` before allocating it.
+    #[staticmethod]
+    #[pyo3(signature = (route = "farm_yard_to_east_lane.json", map = None, config_dir = None, max_cells = 1 << 28))]
+    fn build(
+        py: Python<'_>,
+        route: &str,
+        map: Option<String>,
+        config_dir: Option<PathBuf>,
+        max_cells: u64,
+    ) -> PyResult<PyCorridor> {
+        let cfg = config(config_dir)?;
+        let map = match map {
+            Some(p) => py.detach(|| Map::load_named(&p)).map_err(err)?,
+            None => Map::builtin_farm(),
+        };
+        let path = self::route(route, Some(&map))?;
+        let c = py
+            .detach(|| {
+                corridor::build_limited(&map, &path, &cfg.control.corridor, max_cells, |_| {})
+            })
+            .map_err(err)?;
+        Ok(PyCorridor {
+            inner: std::sync::Arc::new(c),
+        })
+    }
+
+    /// Writes the corridor file (atomically).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| self.inner.save(&path)).map_err(err)
+    }
+
+    /// The lower bound of the distance to excluded ground at each point of an (N, 2) array
+    /// of world x, y, m (0 outside the corridor or the raster); on all cores.
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        points: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let a = points.as_array();
+        arrays::cols("points", &a, None, Some(2))?;
+        arrays::finite2("points", &a)?;
+        let pts: Vec<[f64; 2]> = a.rows().into_iter().map(|r| [r[0], r[1]]).collect();
+        let c = &self.inner;
+        let out = py.detach(|| {
+            use rayon::prelude::*;
+            pts.par_iter()
+                .with_min_len(4096)
+                .map(|p| c.query(p[0], p[1]))
+                .collect::<Vec<f64>>()
+        });
+        Ok(out.into_pyarray(py))
+    }
+
+    /// (width, height) in cells.
+    #[getter]
+    fn shape(&self) -> (usize, usize) {
+        (self.inner.grid.width, self.inner.grid.height)
+    }
+
+    /// The cell size, m.
+    #[getter]
+    fn resolution_m(&self) -> f64 {
+        self.inner.grid.resolution_m
+    }
+
+    /// The world position of the raster's lower-left corner, m.
+    #[getter]
+    fn origin_m(&self) -> (f64, f64) {
+        (self.inner.grid.origin_m[0], self.inner.grid.origin_m[1])
+    }
+
+    /// The map's projected CRS as an EPSG code, where it has one.
+    #[getter]
+    fn epsg(&self) -> Option<u16> {
+        self.inner.crs.map(|c| c.epsg())
+    }
+
+    fn __repr__(&self) -> String {
+        let g = &self.inner.grid;
+        format!(
+            "Corridor({} × {} cells at {} m, route {:?}, map {:?})",
+            g.width, g.height, g.resolution_m, self.inner.route, self.inner.map
+        )
+    }
+}

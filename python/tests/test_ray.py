@@ -1,0 +1,45 @@
+"""The Ray campaign on a local Ray instance equals the CLI on the same scenarios."""
+
+import json
+import sys
+
+import pytest
+
+from conftest import ROOT, cli
+
+ray = pytest.importorskip("ray")
+sys.path.insert(0, str(ROOT / "examples" / "python"))
+import ray_campaign  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_the_campaign_table_equals_the_cli(local_ray, tmp_path):
+    runs = ray_campaign.campaign("crossing-person")
+    assert len(runs) == 30 * 3 * 2
+    # Dry: the CLI's own suite run, mode by mode.
+    for mode in ray_campaign.MODES:
+        want = cli("sim", "--suite", "crossing-person", "--moving", mode, "--format", "json")
+        want = want[0] if isinstance(want, list) else want
+        got = {r["name"]: r for r in runs if r["moving"] == mode and r["state"] == "dry"}
+        assert len(got) == 30
+        for w in want["runs"]:
+            assert got[w["name"]]["collided_by_vehicle"] == w["collided_by_vehicle"], w["name"]
+            assert got[w["name"]]["struck_by_actor"] == w["struck_by_actor"], w["name"]
+        row = next(r for r in ray_campaign.table(runs) if r["moving"] == mode and r["state"] == "dry")
+        assert row["collisions_by_vehicle"] == want["collisions_by_vehicle"]
+    # Wet: each scenario file through `acres sim --scenario`.
+    for c in ray_campaign.scenarios("crossing-person", "wet"):
+        f = tmp_path / "case.json"
+        f.write_text(json.dumps(c["scenario"]))
+        for mode in ray_campaign.MODES:
+            s = cli("sim", "--scenario", f, "--moving", mode, "--format", "json")
+            mine = next(r for r in runs if r["name"] == c["name"] and r["moving"] == mode and r["state"] == "wet")
+            assert mine["collided_by_vehicle"] == any(x["by"] == "vehicle" for x in s["contacts"]), c["name"]
+    off = [r for r in ray_campaign.table(runs) if r["moving"] == "off"]
+    assert all(r["collisions_by_vehicle"] > 0 for r in off), "the sweep tests something"
