@@ -31,6 +31,11 @@ pub fn pursuit_curvature(x_b: f64, y_b: f64, kappa_max: f64) -> f64 {
     (2.0 * y_b / d2).clamp(-kappa_max, kappa_max)
 }
 
+/// How far from the windowed projection the vehicle must be for the driver to search the
+/// whole part, m: beyond any offset pure pursuit steers back from (the window reaches 3 m
+/// back and 12 m ahead of the last projection).
+const RELOCATE_M: f64 = 10.0;
+
 /// The speed below which the vehicle counts as standing at the end of a part, m/s
 /// (dbw.ulc.hold_speed_mps of the reference).
 pub const STANDSTILL_MPS: f64 = 0.05;
@@ -122,6 +127,16 @@ impl Driver {
         };
         let mut part = path.parts()[state.part].clone();
         let mut proj = path.project(here, &part, state.hint);
+        // Far from the hinted window (a reset, a relocalisation): the whole part is searched
+        // at once rather than the window catching up 12 m a step.
+        if (proj.point.x - here.x).hypot(proj.point.y - here.y) > RELOCATE_M {
+            let global = path.project(here, &part, None);
+            let d =
+                |p: &crate::chain::path::Projection| (p.point.x - here.x).hypot(p.point.y - here.y);
+            if d(&global) < d(&proj) {
+                proj = global;
+            }
+        }
         let mut remaining = path.station(part.end) - proj.station_m;
         // At a cusp: once the vehicle stands at the end of its part, the next one begins.
         if state.part + 1 < path.parts().len()
@@ -298,6 +313,38 @@ mod tests {
         let gap = (end.x_m - last.x).hypot(end.y_m - last.y);
         assert!(gap < 0.5, "stands {gap} m from the end");
         assert!(v.abs() < 0.01, "still moving at {v}");
+    }
+
+    /// A reset 100 m down the lane: the next step projects there at once (the window alone
+    /// would catch up 12 m a step), while a vehicle 9 m beside a hairpin's other branch
+    /// keeps its own.
+    #[test]
+    fn a_jump_is_projected_at_once() {
+        let p = Path::new("lane", &pts((0..=400).map(|i| (i as f64 * 0.5, 0.0)), 3.0)).unwrap();
+        let d = driver();
+        let mut st = DriverState::default();
+        let at = |x: f64, y: f64| Pose {
+            x_m: x,
+            y_m: y,
+            yaw_rad: 0.0,
+        };
+        let out = d.step(&p, &mut st, at(10.0, 0.0), 3.0);
+        assert!((out.projection.station_m - 10.0).abs() < 1e-9);
+        let out = d.step(&p, &mut st, at(110.0, 0.5), 3.0);
+        assert!(
+            (out.projection.station_m - 110.0).abs() < 1e-9,
+            "{:?}",
+            out.projection
+        );
+        // A hairpin: out 30 m east at y = 0, back west at y = 9.
+        let pin = (0..=60)
+            .map(|i| (i as f64 * 0.5, 0.0))
+            .chain((0..=60).map(|i| (30.0 - i as f64 * 0.5, 9.0)));
+        let h = Path::new("pin", &pts(pin, 3.0)).unwrap();
+        let mut st = DriverState::default();
+        d.step(&h, &mut st, at(5.0, 0.0), 3.0);
+        let out = d.step(&h, &mut st, at(5.2, 4.4), 3.0);
+        assert!(out.projection.station_m < 10.0, "{:?}", out.projection);
     }
 
     #[test]

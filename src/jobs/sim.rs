@@ -887,3 +887,50 @@ mod tests {
         }
     }
 }
+
+/// The logs of the shipped scenarios are pinned: an optimisation must leave them identical
+/// byte for byte (tests/data/log_hashes.txt: SHA-256 of each log, each scenario in each
+/// mode of the moving-object rule). `ACRES_BLESS=1` rewrites the file after a change that
+/// is meant to change them (say why in the commit).
+#[cfg(test)]
+mod pinned {
+    use super::*;
+    use crate::config::MovingMode;
+    use sha2::{Digest, Sha256};
+
+    #[test]
+    fn shipped_scenario_logs_are_unchanged() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<_> = std::fs::read_dir(root.join("data/scenarios"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        let mut lines = String::new();
+        for f in &files {
+            let s = Scenario::load(Some(f)).unwrap();
+            for mode in [MovingMode::Off, MovingMode::Tracker, MovingMode::Oracle] {
+                let mut cfg = Config::builtin();
+                cfg.control.shield.moving_obstacle = mode;
+                let mut log = Vec::new();
+                run(&cfg, &s, s.route().unwrap(), Some(&mut log)).unwrap();
+                let name = f.file_name().unwrap().to_string_lossy();
+                let hex: String = Sha256::digest(&log)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                lines.push_str(&format!("{hex}  {name} {mode:?}\n"));
+            }
+        }
+        let pinned = root.join("tests/data/log_hashes.txt");
+        if std::env::var_os("ACRES_BLESS").is_some() {
+            std::fs::write(&pinned, &lines).unwrap();
+        }
+        let want = std::fs::read_to_string(&pinned).unwrap();
+        assert_eq!(
+            lines, want,
+            "a shipped scenario's log changed (see the module's note)"
+        );
+    }
+}
