@@ -145,6 +145,12 @@ pub struct Tracker {
     tracks: Vec<Track>,
     clusters: Vec<Cluster>,
     pairs: Vec<(f64, usize, usize)>,
+    /// The tracks' predictions by grid cell of the gate's size (cell, track), sorted, with
+    /// each cell's range: association looks at the 3 × 3 cells around a cluster, not at
+    /// every track (a dense scene has hundreds of both).
+    cells: Vec<((i64, i64), usize)>,
+    ranges: rustc_hash::FxHashMap<(i64, i64), (usize, usize)>,
+    predicted: Vec<(f64, f64)>,
     /// This scan's returns in the world frame, and where each run of them begins.
     points: Vec<(f64, f64)>,
     starts: Vec<usize>,
@@ -293,18 +299,50 @@ impl Tracker {
     /// clusters left start tracks.
     fn associate(&mut self, t: f64) {
         self.pairs.clear();
-        let gate2 = self.cfg.gate_m * self.cfg.gate_m;
-        for (ki, k) in self.tracks.iter().enumerate() {
-            let (px, py) = k.predicted(t);
-            for (ci, c) in self.clusters.iter().enumerate() {
-                // Squared distances: the order of the pairs is the same.
-                let d2 = (c.x - px) * (c.x - px) + (c.y - py) * (c.y - py);
-                if d2 <= gate2 {
-                    self.pairs.push((d2, ki, ci));
+        let gate = self.cfg.gate_m;
+        let gate2 = gate * gate;
+        // Cells a hair wider than the gate: a pair within the gate is never two cells
+        // apart, whatever the rounding of the divisions.
+        let size = gate * (1.0 + 1e-9);
+        let cell = |x: f64, y: f64| ((x / size).floor() as i64, (y / size).floor() as i64);
+        self.predicted.clear();
+        self.predicted
+            .extend(self.tracks.iter().map(|k| k.predicted(t)));
+        self.cells.clear();
+        let preds = self.predicted.iter().enumerate();
+        self.cells
+            .extend(preds.map(|(ki, &(x, y))| (cell(x, y), ki)));
+        self.cells.sort_unstable();
+        self.ranges.clear();
+        let mut lo = 0;
+        while lo < self.cells.len() {
+            let key = self.cells[lo].0;
+            let hi = lo + self.cells[lo..].partition_point(|e| e.0 == key);
+            self.ranges.insert(key, (lo, hi));
+            lo = hi;
+        }
+        for (ci, c) in self.clusters.iter().enumerate() {
+            let (cx, cy) = cell(c.x, c.y);
+            for g in [-1, 0, 1]
+                .iter()
+                .flat_map(|dx| [-1, 0, 1].map(|dy| (cx + dx, cy + dy)))
+            {
+                let Some(&(lo, hi)) = self.ranges.get(&g) else {
+                    continue;
+                };
+                for &(_, ki) in &self.cells[lo..hi] {
+                    let (px, py) = self.predicted[ki];
+                    let d2 = (c.x - px) * (c.x - px) + (c.y - py) * (c.y - py);
+                    if d2 <= gate2 {
+                        self.pairs.push((d2, ki, ci));
+                    }
                 }
             }
         }
-        self.pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Nearest pairs first, ties in the order of (track, cluster): the order a full
+        // search over tracks and clusters with a stable sort gives.
+        self.pairs
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         let mut track_done = vec![false; self.tracks.len()];
         let mut cluster_done = vec![false; self.clusters.len()];
         for &(_, ki, ci) in &self.pairs {
@@ -340,6 +378,54 @@ mod tests {
     use super::*;
     use crate::plant::world::{Obstacle, Plane, World};
     use geo::Coord;
+    use proptest::prelude::*;
+
+    /// The pairs of a search over every track and every cluster, ordered as association
+    /// takes them.
+    fn full_search(tr: &Tracker, t: f64) -> Vec<(f64, usize, usize)> {
+        let gate2 = tr.cfg.gate_m * tr.cfg.gate_m;
+        let mut pairs = Vec::new();
+        for (ki, k) in tr.tracks.iter().enumerate() {
+            let (px, py) = k.predicted(t);
+            for (ci, c) in tr.clusters.iter().enumerate() {
+                let d2 = (c.x - px) * (c.x - px) + (c.y - py) * (c.y - py);
+                if d2 <= gate2 {
+                    pairs.push((d2, ki, ci));
+                }
+            }
+        }
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pairs
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The grid's pairs are the full search's, in its order, over scans of moving
+        /// clutter (returns that drift from step to step, so tracks and clusters meet).
+        #[test]
+        fn association_by_grid_equals_a_full_search(
+            returns in prop::collection::vec((0usize..360, 1.0f64..30.0, -0.5f64..0.5), 0..80),
+            steps in 2usize..6,
+        ) {
+            let geometry = ScanGeometry::new(360, (0.0, 0.0), 40.0);
+            let mut tr = Tracker::new(TrackerConfig::default());
+            let pose = Pose::default();
+            for k in 0..steps {
+                let mut scan = Scan::empty(360);
+                for &(b, r, drift) in &returns {
+                    scan.set(b, (r + drift * k as f64).max(0.5)).unwrap();
+                }
+                let t = k as f64 * 0.02;
+                let mut probe = tr.clone();
+                probe.cluster(pose, &scan, &geometry);
+                let want = full_search(&probe, t);
+                probe.associate(t);
+                prop_assert_eq!(&probe.pairs, &want);
+                tr.update(t, pose, &scan, &geometry);
+            }
+        }
+    }
 
     fn world(obstacles: Vec<Obstacle>) -> World {
         World::new(

@@ -276,6 +276,25 @@ pub struct World {
     /// Each actor where it is now (None: vanished): its pose, shape and outline (an
     /// empty outline for a circle, whose tests are exact).
     live: Vec<Option<LiveActor>>,
+    directions: Directions,
+}
+
+/// The beam directions of the last scan's heading (`cos`, `sin` of heading + beam angle,
+/// each computed when a beam is first cast), kept for the next scan from the same heading:
+/// a vehicle driving straight or standing casts the same beams step after step.
+#[derive(Default)]
+struct Directions(std::sync::Mutex<(u64, Vec<Option<Coord<f64>>>)>);
+
+impl Clone for Directions {
+    fn clone(&self) -> Self {
+        Directions::default()
+    }
+}
+
+impl std::fmt::Debug for Directions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Directions")
+    }
 }
 
 /// An actor at the present step.
@@ -316,6 +335,7 @@ impl World {
             tree: RTree::bulk_load(items),
             actors: Vec::new(),
             live: Vec::new(),
+            directions: Directions::default(),
         }
     }
 
@@ -474,12 +494,18 @@ impl World {
     /// same ranges, bit for bit, as casting every beam against every obstacle.
     pub fn scan(&self, o: Coord<f64>, yaw_rad: f64, beams: usize, reach: f64) -> Scan {
         let env = AABB::from_corners([o.x - reach, o.y - reach], [o.x + reach, o.y + reach]);
+        let mut dirs = self.directions.0.lock().unwrap_or_else(|e| e.into_inner());
+        if dirs.0 != yaw_rad.to_bits() || dirs.1.len() != beams {
+            dirs.0 = yaw_rad.to_bits();
+            dirs.1.clear();
+            dirs.1.resize(beams, None);
+        }
         let mut cast = Caster {
             o,
             yaw_rad,
             reach,
             ranges: vec![f64::INFINITY; beams],
-            dirs: vec![None; beams],
+            dirs: &mut dirs.1,
         };
         for k in self
             .tree
@@ -580,15 +606,15 @@ impl World {
 
 /// A scan being cast: its origin, heading, reach, the ranges so far and each beam's
 /// direction, computed once when first needed.
-struct Caster {
+struct Caster<'a> {
     o: Coord<f64>,
     yaw_rad: f64,
     reach: f64,
     ranges: Vec<f64>,
-    dirs: Vec<Option<Coord<f64>>>,
+    dirs: &'a mut [Option<Coord<f64>>],
 }
 
-impl Caster {
+impl Caster<'_> {
     /// Casts the beams of an obstacle's angular span (a beam to spare each side; all
     /// beams where it may lie all around) against it.
     fn cast(&mut self, obstacle: &Obstacle, polygon: &Polygon<f64>) {

@@ -1,0 +1,74 @@
+//! Simulation with dense scenes (issue [perf]): `cargo run --release --example scan_bench`.
+//!
+//! Prints one JSON line, medians of 5 runs in CPU seconds of this process:
+//! - `opening_steps_per_cpu_s`: physics steps per CPU-second of the opening scenario (the
+//!   chain and the 360-beam scan at 50 Hz; target 1,000,000);
+//! - `dense_steps_per_cpu_s`: the same with 1,000 posts (0.2 m circles) scattered 5 to
+//!   40 m beside the lane, all within the scan's reach at some time (target 300,000);
+//! - `setup_us_per_obstacle`: building the plant of a scenario of 10,000 posts (the world,
+//!   its index and the start check), per post.
+
+use acres::config::Config;
+use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
+use acres::jobs::sim;
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{cpu_s, median};
+
+/// The opening scenario with `n` posts beside the lane (a fixed pseudo-random pattern).
+fn with_posts(n: usize) -> Scenario {
+    let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let obstacles = v["obstacles"].as_array_mut().unwrap();
+    for _ in 0..n {
+        let x = -20.0 + 100.0 * next();
+        let side = if next() < 0.5 { -1.0 } else { 1.0 };
+        let y = side * (5.0 + 35.0 * next());
+        obstacles.push(serde_json::json!({"circle": {"x_m": x, "y_m": y, "radius_m": 0.2}}));
+    }
+    Scenario::from_json_str("posts", &v.to_string()).unwrap()
+}
+
+/// Physics steps per CPU-second of a scenario (the median of 5 runs of `runs` each).
+fn rate(cfg: &Config, s: &Scenario, runs: usize) -> f64 {
+    let rates = (0..5)
+        .map(|_| {
+            let c = cpu_s();
+            let mut sim_s = 0.0;
+            for _ in 0..runs {
+                sim_s += sim::run(cfg, s, s.route().unwrap(), None).unwrap().time_s;
+            }
+            sim_s * acres::plant::dbw::PHYSICS_HZ as f64 / (cpu_s() - c)
+        })
+        .collect();
+    median(rates)
+}
+
+fn main() {
+    let cfg = Config::builtin();
+    let opening = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
+    let open = rate(&cfg, &opening, 200);
+    let dense = rate(&cfg, &with_posts(1000), 5);
+    let big = with_posts(10_000);
+    let setup: Vec<f64> = (0..5)
+        .map(|_| {
+            let c = cpu_s();
+            for _ in 0..5 {
+                std::hint::black_box(big.plant(&cfg).unwrap());
+            }
+            (cpu_s() - c) / 5.0 / 10_000.0 * 1e6
+        })
+        .collect();
+    println!(
+        "{{\"opening_steps_per_cpu_s\": {open:.0}, \"dense_steps_per_cpu_s\": {dense:.0}, \"setup_us_per_obstacle\": {:.2}}}",
+        median(setup)
+    );
+}
