@@ -101,14 +101,15 @@ impl Driver {
     /// commands between `station_m` and the preview point. The end point of a part is no
     /// limit: the stop ramp replaces it (a route that ends at 0 m/s would otherwise stop one
     /// preview distance early).
-    fn preview_speed(&self, path: &Path, part: &std::ops::Range<usize>, station_m: f64) -> f64 {
+    fn preview_speed(&self, path: &Path, part: &std::ops::Range<usize>, proj: &Projection) -> f64 {
+        let station_m = proj.station_m;
         let s_last = path.station(part.end - 1).max(station_m);
         let s_pre = (station_m + self.cfg.speed_preview_m).min(s_last);
-        let mut v = path.min_speed(part, station_m, s_pre);
-        let first = path.segment_at(part, station_m);
-        let lastp = path.segment_at(part, s_pre);
-        for i in first..=lastp {
-            v = v.min(self.class_limits(path.class(i)).speed_command_mps);
+        let mut v = path.min_speed_near(part, station_m, s_pre, proj.segment);
+        let first = path.segment_near(part, station_m, proj.segment);
+        let lastp = path.segment_near(part, s_pre, first);
+        for c in path.classes_in(first, lastp.max(first)) {
+            v = v.min(self.class_limits(c).speed_command_mps);
         }
         v
     }
@@ -157,7 +158,8 @@ impl Driver {
             Direction::Reverse => self.cfg.reverse_lookahead_m,
         };
         let s_la = proj.station_m + ld;
-        let target = path.point_at(&part, s_la);
+        let seg_la = path.segment_near(&part, s_la, proj.segment);
+        let target = path.point_on(seg_la, s_la);
         let (sy, cy) = pose.yaw_rad.sin_cos();
         let (dx, dy) = (target.x - pose.x_m, target.y - pose.y_m);
         let xb = cy * dx + sy * dy;
@@ -165,7 +167,6 @@ impl Driver {
         let kappa = pursuit_curvature(xb, yb, self.kappa_max);
 
         // The reference curvature: the heading change from here to the look-ahead point.
-        let seg_la = path.segment_at(&part, s_la);
         let dh = wrap(path.segment_heading(seg_la) - path.segment_heading(proj.segment));
         let span = (s_la.min(path.station(part.end)) - proj.station_m).max(1e-6);
         let kappa_ref = if seg_la == proj.segment {
@@ -175,7 +176,7 @@ impl Driver {
         };
 
         let class = path.class(nearest_point(path, &proj));
-        let mut v = self.preview_speed(path, &part, proj.station_m);
+        let mut v = self.preview_speed(path, &part, &proj);
         let a = self.class_limits(class).decel_mps2;
         v = v.min((2.0 * a * remaining.max(0.0)).sqrt());
         let finished =

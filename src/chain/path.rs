@@ -86,6 +86,50 @@ pub struct Path {
     parts: Vec<Range<usize>>,
     /// The curvature at each point: that of the circle through it and its neighbours.
     kappa: Vec<f64>,
+    /// The lowest speed and the classes present over any range of points in one step.
+    speed_min: Sparse<f64>,
+    classes: Sparse<u16>,
+}
+
+/// A sparse table over a sequence: level `k` holds the combination (`f`) of each run of
+/// 2^k items, so that any range combines two overlapping runs. For the minimum and the
+/// union this is exact, whatever the order; it costs n log n items.
+#[derive(Debug, Clone, PartialEq)]
+struct Sparse<T> {
+    levels: Vec<Vec<T>>,
+}
+
+impl<T: Copy> Sparse<T> {
+    fn new(items: Vec<T>, f: fn(T, T) -> T) -> Sparse<T> {
+        let mut levels = vec![items];
+        let mut width = 1;
+        while 2 * width <= levels[0].len() {
+            let prev = levels.last().expect("level 0");
+            let next = (0..prev.len() - width)
+                .map(|i| f(prev[i], prev[i + width]))
+                .collect();
+            levels.push(next);
+            width *= 2;
+        }
+        Sparse { levels }
+    }
+
+    /// The combination of items `lo..=hi` (`lo ≤ hi`).
+    fn range(&self, lo: usize, hi: usize, f: fn(T, T) -> T) -> T {
+        let k = (hi - lo + 1).ilog2() as usize;
+        f(self.levels[k][lo], self.levels[k][hi + 1 - (1 << k)])
+    }
+}
+
+/// The bit of a point's class in [`Path::classes_in`] (bit 7: no class).
+fn class_bit(c: Option<GroundClass>) -> u16 {
+    let i = c.map_or(GroundClass::ALL.len(), |c| {
+        GroundClass::ALL
+            .iter()
+            .position(|a| *a == c)
+            .expect("a class of ALL")
+    });
+    1 << i
 }
 
 impl Path {
@@ -153,12 +197,16 @@ impl Path {
                 }
             })
             .collect();
+        let speed: Vec<f64> = points.iter().map(|p| p.speed_mps).collect();
+        let bits = points.iter().map(|p| class_bit(p.class)).collect();
         Ok(Path {
             kappa,
             name: name.to_string(),
             line: points.iter().map(|p| Coord { x: p.x, y: p.y }).collect(),
             station,
-            speed: points.iter().map(|p| p.speed_mps).collect(),
+            speed_min: Sparse::new(speed.clone(), f64::min),
+            classes: Sparse::new(bits, |a, b| a | b),
+            speed,
             class: points.iter().map(|p| p.class).collect(),
             direction,
             parts,
@@ -277,11 +325,53 @@ impl Path {
         lo + k
     }
 
+    /// [`Path::segment_at`] searched outward from segment `near` (galloping, then
+    /// bisection), so that a look-up near the last one costs a few steps, not a bisection
+    /// of the whole part. The same result.
+    pub fn segment_near(&self, part: &Range<usize>, s: f64, near: usize) -> usize {
+        let (lo, hi) = (part.start, part.end);
+        let st = &self.station;
+        // Points lo+1..hi: the first whose station exceeds s, less one, is the segment.
+        let below = |c: usize| st[c] <= s;
+        let g = near.clamp(lo + 1, hi);
+        let (mut left, mut right);
+        if g < hi && below(g) {
+            (left, right) = (g, (g + 1).min(hi));
+            let mut step = 1;
+            while right < hi && below(right) {
+                left = right;
+                step *= 2;
+                right = (left + step).min(hi);
+            }
+        } else {
+            right = g;
+            let mut step = 1;
+            loop {
+                if right <= lo + step {
+                    left = lo;
+                    break;
+                }
+                left = right - step;
+                if below(left) {
+                    break;
+                }
+                right = left;
+                step *= 2;
+            }
+        }
+        let c = left + 1 + st[left + 1..right].partition_point(|&x| x <= s);
+        c - 1
+    }
+
     /// The point at station `s` on `part`; beyond the part's ends it continues along the
     /// first or last segment's direction (so that a look-ahead point never collapses onto
     /// the vehicle near the end).
     pub fn point_at(&self, part: &Range<usize>, s: f64) -> Coord<f64> {
-        let seg = self.segment_at(part, s);
+        self.point_on(self.segment_at(part, s), s)
+    }
+
+    /// The point at station `s` along segment `seg` (extended beyond its ends).
+    pub fn point_on(&self, seg: usize, s: f64) -> Coord<f64> {
         let a = self.line.0[seg];
         let d = self.segment_dir(seg);
         let t = s - self.station[seg];
@@ -294,13 +384,26 @@ impl Path {
     /// The lowest speed of the profile over the stations `[s0, s1]` of `part`: the points
     /// inside and the interpolated ends.
     pub fn min_speed(&self, part: &Range<usize>, s0: f64, s1: f64) -> f64 {
-        let i0 = self.segment_at(part, s0);
-        let i1 = self.segment_at(part, s1);
-        let mut v = self.speed_at(i0, s0).min(self.speed_at(i1, s1));
-        for i in i0 + 1..=i1 {
-            v = v.min(self.speed[i]);
+        self.min_speed_near(part, s0, s1, part.start)
+    }
+
+    /// [`Path::min_speed`] with its look-ups started at segment `near`.
+    pub fn min_speed_near(&self, part: &Range<usize>, s0: f64, s1: f64, near: usize) -> f64 {
+        let i0 = self.segment_near(part, s0, near);
+        let i1 = self.segment_near(part, s1, i0);
+        let v = self.speed_at(i0, s0).min(self.speed_at(i1, s1));
+        if i0 < i1 {
+            v.min(self.speed_min.range(i0 + 1, i1, f64::min))
+        } else {
+            v
         }
-        v
+    }
+
+    /// The classes of the points `lo..=hi`, each once (`None` for points without one).
+    pub fn classes_in(&self, lo: usize, hi: usize) -> impl Iterator<Item = Option<GroundClass>> {
+        let mask = self.classes.range(lo, hi, |a, b| a | b);
+        let all = GroundClass::ALL.iter().map(|c| Some(*c)).chain([None]);
+        all.filter(move |c| mask & class_bit(*c) != 0)
     }
 
     /// The speed profile interpolated at station `s` on segment `seg` (held beyond it).
@@ -320,32 +423,18 @@ impl Path {
             Some(h) => {
                 let h = h.clamp(part.start, part.end - 1);
                 let s = self.station[h];
-                let mut lo = h;
-                while lo > part.start && self.station[lo] > s - WINDOW_BACK_M {
-                    lo -= 1;
-                }
-                let mut hi = h + 1;
-                while hi < part.end && self.station[hi] < s + WINDOW_AHEAD_M {
-                    hi += 1;
-                }
-                (lo, hi)
+                // The last point at least WINDOW_BACK_M behind (or the part's start), and
+                // the first at least WINDOW_AHEAD_M ahead (or the part's end), by bisection.
+                let back =
+                    self.station[part.start..=h].partition_point(|&x| x <= s - WINDOW_BACK_M);
+                let lo = part.start + back.saturating_sub(1);
+                let ahead =
+                    self.station[h + 1..part.end].partition_point(|&x| x < s + WINDOW_AHEAD_M);
+                (lo, h + 1 + ahead)
             }
             None => (part.start, part.end),
         };
-        let mut best = (f64::INFINITY, lo, 0.0);
-        for i in lo..hi {
-            let a = self.line.0[i];
-            let b = self.line.0[i + 1];
-            let (ex, ey) = (b.x - a.x, b.y - a.y);
-            let len2 = ex * ex + ey * ey;
-            let t = (((p.x - a.x) * ex + (p.y - a.y) * ey) / len2).clamp(0.0, 1.0);
-            let (qx, qy) = (a.x + ex * t, a.y + ey * t);
-            let d2 = (p.x - qx).powi(2) + (p.y - qy).powi(2);
-            if d2 < best.0 {
-                best = (d2, i, t);
-            }
-        }
-        let (_, i, t) = best;
+        let (_, i, t) = self.nearest_segment(p, lo, hi, hint.unwrap_or(usize::MAX));
         let a = self.line.0[i];
         let b = self.line.0[i + 1];
         let (ex, ey) = (b.x - a.x, b.y - a.y);
@@ -361,6 +450,64 @@ impl Path {
             point: q,
             lateral_m: cross,
         }
+    }
+}
+
+impl Path {
+    /// The squared distance from `p` to segment `i` and the fraction of its foot.
+    fn to_segment(&self, p: Coord<f64>, i: usize) -> (f64, f64) {
+        let a = self.line.0[i];
+        let b = self.line.0[i + 1];
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let len2 = ex * ex + ey * ey;
+        let t = (((p.x - a.x) * ex + (p.y - a.y) * ey) / len2).clamp(0.0, 1.0);
+        let (qx, qy) = (a.x + ex * t, a.y + ey * t);
+        ((p.x - qx).powi(2) + (p.y - qy).powi(2), t)
+    }
+
+    /// The first segment of `lo..hi` nearest `p`: (squared distance, segment, fraction);
+    /// `guess` is a segment likely near (the last projection's), measured first to bound
+    /// the search. Segments that cannot be nearer are skipped without being measured:
+    /// from a vertex `D` away the path runs on no faster than its stations, so every
+    /// segment ending less than `D − bound` further along is farther than `bound` (a
+    /// margin keeps rounding from skipping a tie). The result is that of measuring every
+    /// segment in order; the cost no longer grows with the points per metre.
+    fn nearest_segment(
+        &self,
+        p: Coord<f64>,
+        lo: usize,
+        hi: usize,
+        guess: usize,
+    ) -> (f64, usize, f64) {
+        let mut bound = if (lo..hi).contains(&guess) {
+            self.to_segment(p, guess).0.sqrt()
+        } else {
+            f64::INFINITY
+        };
+        let mut best = (f64::INFINITY, lo, 0.0);
+        let mut i = lo;
+        while i < hi {
+            let (d2, t) = self.to_segment(p, i);
+            if d2 < best.0 {
+                best = (d2, i, t);
+                bound = bound.min(d2.sqrt());
+            }
+            let next = i + 1;
+            if next >= hi {
+                break;
+            }
+            let b = self.line.0[next];
+            let d_next = ((p.x - b.x).powi(2) + (p.y - b.y).powi(2)).sqrt();
+            let slack = d_next - bound * (1.0 + 1e-12) - 1e-9;
+            i = if slack > 0.0 {
+                // Segment j ends at station[j + 1]: skip those ending below the limit.
+                let limit = self.station[next] + slack;
+                next + self.station[next + 1..=hi].partition_point(|&s| s < limit)
+            } else {
+                next
+            };
+        }
+        best
     }
 }
 
@@ -400,6 +547,28 @@ pub(crate) mod tests {
             assert!(p.len() > 100, "{name}");
         }
         assert!(Path::builtin("nope.json").is_none());
+    }
+
+    proptest::proptest! {
+        /// The search from a segment nearby finds what bisection finds, from anywhere.
+        #[test]
+        fn segment_near_equals_segment_at(
+            steps in proptest::collection::vec(0.01f64..3.0, 2..60),
+            s in -5.0f64..100.0,
+            near in 0usize..70,
+            cut in 0usize..30,
+        ) {
+            let mut x = 0.0;
+            let pts: Vec<PathPoint> = std::iter::once(0.0)
+                .chain(steps.iter().map(|d| { x += d; x }))
+                .map(|x| PathPoint { x, y: 0.0, speed_mps: 1.0, class: None, direction: Direction::Forward })
+                .collect();
+            let p = Path::new("p", &pts).unwrap();
+            let n = p.len() - 1;
+            let start = cut.min(n - 1);
+            let part = start..n;
+            proptest::prop_assert_eq!(p.segment_near(&part, s, near), p.segment_at(&part, s));
+        }
     }
 
     #[test]

@@ -1,0 +1,153 @@
+//! The chain's per-step costs beside the targets of issue [perf], for `benches/peers.py`:
+//! `cargo run --release --example chain_costs`. Prints one JSON line, µs a step, medians
+//! of 5 runs in CPU time: the default driver on a 10,000-point winding path at 0.5 m and
+//! at 0.05 m spacing; the shield with every beam returning (a ring 12 to 20 m away and an
+//! object 15 m ahead) at 360, 1,440 and 5,760 beams, and with no return; a physics step of
+//! the plant.
+
+use acres::chain::driver::{Driver, DriverState};
+use acres::chain::envelope::{Grip, GroundClass};
+use acres::chain::path::{Direction, Path, PathPoint};
+use acres::chain::scan::Scan;
+use acres::chain::shield::{Command, Pose, Shield, ShieldInput, ShieldScratch};
+use acres::config::Config;
+use std::hint::black_box;
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{cpu_s, median};
+
+/// A winding path of `n` points `step` m apart: a sine of 40 m wavelength, 3 m amplitude.
+fn winding(n: usize, step: f64) -> Path {
+    let pts: Vec<PathPoint> = (0..n)
+        .map(|i| {
+            let x = i as f64 * step;
+            PathPoint {
+                x,
+                y: 3.0 * (x * std::f64::consts::TAU / 40.0).sin(),
+                speed_mps: 6.0,
+                class: Some(GroundClass::Gravel),
+                direction: Direction::Forward,
+            }
+        })
+        .collect();
+    Path::new("winding", &pts).unwrap()
+}
+
+/// µs a call of `f` (the median of 5 runs of `n` calls).
+fn per_call(n: usize, mut f: impl FnMut(usize)) -> f64 {
+    median(
+        (0..5)
+            .map(|_| {
+                let c = cpu_s();
+                for i in 0..n {
+                    f(i);
+                }
+                (cpu_s() - c) / n as f64 * 1e6
+            })
+            .collect(),
+    )
+}
+
+fn driver_us(config: &Config, step: f64) -> f64 {
+    let driver = Driver::new(
+        &config.scouting,
+        config.control.shield.curvature_max_per_m,
+        &config.envelope.grips.unknown,
+    );
+    let path = winding(10_000, step);
+    let end = 10_000.0 * step - 20.0;
+    let poses: Vec<Pose> = (0..20_000)
+        .map(|i| {
+            let x = 5.0 + (i as f64 * 0.1) % (end - 5.0);
+            Pose {
+                x_m: x,
+                y_m: 3.0 * (x * std::f64::consts::TAU / 40.0).sin() + 0.3,
+                yaw_rad: 0.3,
+            }
+        })
+        .collect();
+    let mut state = DriverState::default();
+    per_call(400_000, |i| {
+        let p = poses[i % poses.len()];
+        black_box(driver.step(&path, &mut state, black_box(p), 5.0));
+    })
+}
+
+fn shield_us(config: &Config, beams: usize, returns: bool) -> f64 {
+    let mut cfg = config.clone();
+    cfg.control.corridor.beams = beams as u32;
+    let shield = Shield::new(&cfg, Grip::Unknown).unwrap();
+    let path = winding(10_000, 0.5);
+    let part = path.parts()[0].clone();
+    let ranges: Vec<f64> = (0..beams)
+        .map(|i| {
+            let deg = i as f64 * 360.0 / beams as f64;
+            if returns {
+                12.0 + 8.0 * (deg * 0.1).sin().abs()
+            } else {
+                f64::INFINITY
+            }
+        })
+        .collect();
+    let mut scan = Scan::new(ranges).unwrap();
+    if returns {
+        scan.set(0, 15.0).unwrap();
+    }
+    let here = geo::Coord { x: 1000.0, y: 0.0 };
+    let input = ShieldInput {
+        pose: Pose {
+            x_m: 1000.0,
+            y_m: 0.0,
+            yaw_rad: 0.44,
+        },
+        speed_mps: 5.0,
+        scan: &scan,
+        reference_curvature_per_m: 0.03,
+        reference: Some((&path, &part, path.project(here, &part, None).station_m)),
+        class: Some(GroundClass::Gravel),
+        grade: 0.0,
+        moving: &[],
+        passing: false,
+    };
+    let cmd = Command {
+        curvature_per_m: 0.05,
+        speed_mps: 6.0,
+    };
+    let mut scratch = ShieldScratch::default();
+    per_call(2_000_000 / beams.max(1) * 10, |_| {
+        black_box(shield.limit_with(black_box(cmd), black_box(&input), &mut scratch));
+    })
+}
+
+/// A physics step of the plant (the vehicle model, the drive-by-wire, the ground under
+/// it) on the opening scenario, without the scan.
+fn plant_us(config: &Config) -> f64 {
+    let s = acres::formats::scenario::Scenario::from_json_str(
+        "opening.json",
+        acres::formats::scenario::DEFAULT_SCENARIO,
+    )
+    .unwrap();
+    let mut plant = s.plant(config).unwrap();
+    per_call(1_000_000, |i| {
+        if i % 2400 == 0 {
+            plant = s.plant(config).unwrap();
+        }
+        black_box(plant.physics());
+    })
+}
+
+fn main() {
+    let c = Config::builtin();
+    println!(
+        "{{\"plant_physics_us\": {:.3}, \"driver_us_0_5m\": {:.3}, \"driver_us_0_05m\": {:.3}, \"shield_us_360\": {:.3}, \"shield_us_1440\": {:.3}, \"shield_us_5760\": {:.3}, \"shield_us_no_returns\": {:.3}}}",
+        plant_us(&c),
+        driver_us(&c, 0.5),
+        driver_us(&c, 0.05),
+        shield_us(&c, 360, true),
+        shield_us(&c, 1440, true),
+        shield_us(&c, 5760, true),
+        shield_us(&c, 360, false)
+    );
+}
