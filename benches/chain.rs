@@ -6,7 +6,7 @@
 
 use acres::chain::driver::{Driver, DriverState};
 use acres::chain::envelope::{Grip, GroundClass};
-use acres::chain::path::{Direction, Path, PathPoint};
+use acres::chain::path::Path;
 use acres::chain::scan::Scan;
 use acres::chain::shield::{Command, Pose, Shield, ShieldInput, ShieldScratch};
 use acres::chain::{Chain, ChainInput, Gear, VehicleState};
@@ -14,21 +14,12 @@ use acres::config::Config;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
-/// A winding route of `n` points 0.5 m apart: a sine of 40 m wavelength, 3 m amplitude.
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+/// A winding route of `n` points 0.5 m apart (examples/common).
 fn winding(n: usize) -> Path {
-    let pts: Vec<PathPoint> = (0..n)
-        .map(|i| {
-            let x = i as f64 * 0.5;
-            PathPoint {
-                x,
-                y: 3.0 * (x * std::f64::consts::TAU / 40.0).sin(),
-                speed_mps: 6.0,
-                class: Some(GroundClass::Gravel),
-                direction: Direction::Forward,
-            }
-        })
-        .collect();
-    Path::new("winding", &pts).unwrap()
+    common::winding(n, 0.5)
 }
 
 /// Every beam has a return: a ring of walls at 12 m to 20 m, and an object 15 m ahead.

@@ -63,25 +63,11 @@ fn main() {
 /// memory), only the replayer's steps timed.
 fn chain_only(bag: &std::path::Path, config: &Config, topics: &Topics) -> f64 {
     let route = acres::chain::path::Path::builtin("straight_lane.json").unwrap();
-    let mut r = Replayer::new(config, route, true, true).unwrap();
-    let mut block = Vec::with_capacity(4096);
-    let mut spent = 0.0;
-    let mut run = |block: &mut Vec<acres::formats::log::Record>| {
-        let c = common::cpu_s();
-        for rec in block.iter() {
-            std::hint::black_box(r.step(rec).unwrap());
-        }
-        spent += common::cpu_s() - c;
-        block.clear();
-    };
+    let mut t = common::ChainTimer::new(Replayer::new(config, route, true, true).unwrap());
     read_bag(bag, topics, Vehicle::of(config), |rec| {
-        block.push(rec.clone());
-        if block.len() == 4096 {
-            run(&mut block);
-        }
+        t.push(rec);
         Ok(())
     })
     .unwrap();
-    run(&mut block);
-    spent
+    t.finish()
 }

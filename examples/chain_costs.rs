@@ -7,7 +7,6 @@
 
 use acres::chain::driver::{Driver, DriverState};
 use acres::chain::envelope::{Grip, GroundClass};
-use acres::chain::path::{Direction, Path, PathPoint};
 use acres::chain::scan::Scan;
 use acres::chain::shield::{Command, Pose, Shield, ShieldInput, ShieldScratch};
 use acres::config::Config;
@@ -16,24 +15,7 @@ use std::hint::black_box;
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{cpu_s, median};
-
-/// A winding path of `n` points `step` m apart: a sine of 40 m wavelength, 3 m amplitude.
-fn winding(n: usize, step: f64) -> Path {
-    let pts: Vec<PathPoint> = (0..n)
-        .map(|i| {
-            let x = i as f64 * step;
-            PathPoint {
-                x,
-                y: 3.0 * (x * std::f64::consts::TAU / 40.0).sin(),
-                speed_mps: 6.0,
-                class: Some(GroundClass::Gravel),
-                direction: Direction::Forward,
-            }
-        })
-        .collect();
-    Path::new("winding", &pts).unwrap()
-}
+use common::{cpu_s, median, winding};
 
 /// µs a call of `f` (the median of 5 runs of `n` calls).
 fn per_call(n: usize, mut f: impl FnMut(usize)) -> f64 {

@@ -9,7 +9,7 @@
 use acres::chain::envelope::GroundClass;
 use acres::chain::path::{Direction, Path, PathPoint};
 use acres::config::Config;
-use acres::formats::log::{Record, read_records};
+use acres::formats::log::read_records;
 use acres::formats::route::RouteFile;
 use acres::formats::scenario::{RouteRef, Scenario, Start};
 use acres::jobs::replay::Replayer;
@@ -167,27 +167,13 @@ fn parse_only(log: &[u8]) -> f64 {
 /// CPU seconds of the chain alone: the records parsed beforehand (in blocks, to bound the
 /// memory), only the replayer's steps timed.
 fn chain_only(cfg: &Config, path: &Path, log: &[u8]) -> f64 {
-    let mut rp = Replayer::new(cfg, path.clone(), true, true).unwrap();
-    let mut block = Vec::with_capacity(4096);
-    let mut spent = 0.0;
-    let mut run = |block: &mut Vec<Record>| {
-        let c = cpu_s();
-        for r in block.iter() {
-            std::hint::black_box(rp.step(r).unwrap());
-        }
-        spent += cpu_s() - c;
-        block.clear();
-    };
+    let mut t = common::ChainTimer::new(Replayer::new(cfg, path.clone(), true, true).unwrap());
     read_records("log", log, false, false, |_, r| {
-        block.push(r.clone());
-        if block.len() == 4096 {
-            run(&mut block);
-        }
+        t.push(r);
         Ok(())
     })
     .unwrap();
-    run(&mut block);
-    spent
+    t.finish()
 }
 
 /// CPU seconds of the whole replay with CSV rows into a sink, and the scans with returns.

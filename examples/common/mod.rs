@@ -1,6 +1,7 @@
 //! What the benchmark examples share: CPU time and medians.
 
 /// The CPU time of this process so far (user and system), s.
+#[allow(dead_code)]
 pub fn cpu_s() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // The fields after the command name (which ends with ')'): utime is the 12th, stime
@@ -13,7 +14,72 @@ pub fn cpu_s() -> f64 {
     (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
 }
 
+#[allow(dead_code)]
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// The replayer's steps timed alone: records are gathered in blocks of 4,096 (parsed or
+/// read beforehand, to bound the memory) and only the steps of each block are timed.
+#[allow(dead_code)]
+pub struct ChainTimer {
+    replayer: acres::jobs::replay::Replayer,
+    block: Vec<acres::formats::log::Record>,
+    spent: f64,
+}
+
+#[allow(dead_code)]
+impl ChainTimer {
+    pub fn new(replayer: acres::jobs::replay::Replayer) -> ChainTimer {
+        ChainTimer {
+            replayer,
+            block: Vec::with_capacity(4096),
+            spent: 0.0,
+        }
+    }
+
+    /// Takes a record; a full block is stepped.
+    pub fn push(&mut self, rec: &acres::formats::log::Record) {
+        self.block.push(rec.clone());
+        if self.block.len() == 4096 {
+            self.run();
+        }
+    }
+
+    fn run(&mut self) {
+        let c = cpu_s();
+        for r in &self.block {
+            std::hint::black_box(self.replayer.step(r).unwrap());
+        }
+        self.spent += cpu_s() - c;
+        self.block.clear();
+    }
+
+    /// Steps the last block; the CPU seconds of all the steps.
+    pub fn finish(mut self) -> f64 {
+        self.run();
+        self.spent
+    }
+}
+
+/// A winding path of `n` points `step` m apart: a sine of 40 m wavelength and 3 m
+/// amplitude, on gravel at 6 m/s.
+#[allow(dead_code)]
+pub fn winding(n: usize, step: f64) -> acres::chain::path::Path {
+    use acres::chain::envelope::GroundClass;
+    use acres::chain::path::{Direction, PathPoint};
+    let pts: Vec<PathPoint> = (0..n)
+        .map(|i| {
+            let x = i as f64 * step;
+            PathPoint {
+                x,
+                y: 3.0 * (x * std::f64::consts::TAU / 40.0).sin(),
+                speed_mps: 6.0,
+                class: Some(GroundClass::Gravel),
+                direction: Direction::Forward,
+            }
+        })
+        .collect();
+    acres::chain::path::Path::new("winding", &pts).unwrap()
 }
