@@ -14,6 +14,7 @@ use crate::chain::path::{Direction, Path, Projection};
 use crate::chain::shield::{Command, Pose};
 use crate::config::{DriverConfig, ScoutingConfig};
 use geo::Coord;
+use std::ops::Range;
 
 /// The look-ahead distance at speed `v`: `clamp(L_min + k_L |v|, L_min, L_max)`.
 pub fn lookahead_m(cfg: &DriverConfig, speed_mps: f64) -> f64 {
@@ -127,17 +128,7 @@ impl Driver {
             y: pose.y_m,
         };
         let mut part = path.parts()[state.part].clone();
-        let mut proj = path.project(here, &part, state.hint);
-        // Far from the hinted window (a reset, a relocalisation): the whole part is searched
-        // at once rather than the window catching up 12 m a step.
-        if (proj.point.x - here.x).hypot(proj.point.y - here.y) > RELOCATE_M {
-            let global = path.project(here, &part, None);
-            let d =
-                |p: &crate::chain::path::Projection| (p.point.x - here.x).hypot(p.point.y - here.y);
-            if d(&global) < d(&proj) {
-                proj = global;
-            }
-        }
+        let mut proj = project_near(path, &part, state.hint, here);
         let mut remaining = path.station(part.end) - proj.station_m;
         // At a cusp: once the vehicle stands at the end of its part, the next one begins.
         if state.part + 1 < path.parts().len()
@@ -203,6 +194,25 @@ impl Driver {
 }
 
 /// The path point nearer to a projection.
+/// The projection from the last one's window; far from it (a reset, a relocalisation) the
+/// whole part is searched at once rather than the window catching up 12 m a step.
+fn project_near(
+    path: &Path,
+    part: &Range<usize>,
+    hint: Option<usize>,
+    here: Coord<f64>,
+) -> Projection {
+    let proj = path.project(here, part, hint);
+    let d = |p: &Projection| (p.point.x - here.x).hypot(p.point.y - here.y);
+    if d(&proj) > RELOCATE_M {
+        let global = path.project(here, part, None);
+        if d(&global) < d(&proj) {
+            return global;
+        }
+    }
+    proj
+}
+
 fn nearest_point(path: &Path, p: &Projection) -> usize {
     let i = p.segment;
     let mid = 0.5 * (path.station(i) + path.station(i + 1));
