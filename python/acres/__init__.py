@@ -127,7 +127,7 @@ class Checker:
         scans: Any = None,
         margins: bool = False,
         *,
-        start_station: Any,
+        start_station: Any = None,
         station_step: Any = 0.5,
         reverse: Any = False,
     ) -> Dict[str, Any]:
@@ -137,7 +137,8 @@ class Checker:
         (m/s) at stations ``start_station + k * station_step``; start: (N, 5) the start state
         (x, y, yaw, speed, curvature); scans: (N, beams) ranges taken at the start state
         (inf: no return) or None (the obstacle rule then sees nothing); start_station,
-        station_step, reverse: a scalar or one a chunk.
+        station_step, reverse: a scalar or one a chunk (start_station by default the
+        station of each start's projection on the route).
 
         Returns a dict of arrays: ``accepted`` (bool), ``reason`` (an index of REASONS, -1
         where accepted), ``first_index`` (-1: none), ``value`` and ``limit`` (NaN: none),
@@ -149,6 +150,8 @@ class Checker:
         s = _floats("speeds", speeds, 2, n)
         st = _floats("start", start, 2, n)
         sc = None if scans is None else _floats("scans", scans, 2, n)
+        if start_station is None:
+            start_station = self._inner.stations_of(st)
         return self._inner.check_arrays(
             o,
             s,

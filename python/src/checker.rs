@@ -79,6 +79,38 @@ impl PyChecker {
         self.geometry.beams()
     }
 
+    /// The station of each start (an (N, 5) array's x, y) on the route: its projection on
+    /// the nearest part of the route, m (a chunk's default start station).
+    fn stations_of<'py>(
+        &self,
+        py: Python<'py>,
+        start: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
+        let a = start.as_array();
+        arrays::cols("start", &a, None, Some(5))?;
+        arrays::finite2("start", &a)?;
+        let route = &self.route;
+        let out: Vec<f64> = a
+            .rows()
+            .into_iter()
+            .map(|r| {
+                let here = geo::Coord { x: r[0], y: r[1] };
+                route
+                    .parts()
+                    .iter()
+                    .map(|part| route.project(here, part, None))
+                    .min_by(|p, q| {
+                        let d = |x: &acres::chain::path::Projection| {
+                            (x.point.x - here.x).hypot(x.point.y - here.y)
+                        };
+                        d(p).total_cmp(&d(q))
+                    })
+                    .map_or(0.0, |p| p.station_m)
+            })
+            .collect();
+        Ok(out.into_pyarray(py))
+    }
+
     /// Checks N chunks of K samples; see the Python stub for the arguments and the result.
     #[pyo3(signature = (offsets, speeds, start, scans, margins, start_station, station_step, reverse))]
     #[allow(clippy::too_many_arguments)]

@@ -133,6 +133,15 @@ def test_random_chunks_equal_the_batch_form(tmp_path):
         start_station=a["start_station"], station_step=0.5)
     assert_verdicts(got, want, margins=True)
     assert 0 < got["accepted"].sum() < len(chunks), "the random chunks test both verdicts"
+    # Without start stations: each start's projection on the route, the chunk's own here
+    # (the starts lie within 0.2 m of their stations on the straight lane, the station
+    # given is the start's x).
+    ch = acres.Checker("straight_lane.json")
+    a["start"][:, 0] = a["start_station"]
+    a["start"][:, 1] = 0.0
+    given = ch.check(a["offsets"], a["speeds"], a["start"], scans, start_station=a["start_station"])
+    default = ch.check(a["offsets"], a["speeds"], a["start"], scans)
+    assert np.array_equal(given["reason"], default["reason"])
 
 
 def test_bad_arrays_raise_and_the_interpreter_lives():

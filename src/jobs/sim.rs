@@ -238,7 +238,8 @@ pub struct Observation<'a> {
     pub state: ChainState,
     pub station_m: f64,
     pub lateral_m: f64,
-    /// The yaw less the path's heading at the projection, wrapped to (−π, π].
+    /// The yaw less the path's heading at the projection (turned half a turn on a reverse
+    /// part, where the vehicle backs along it), wrapped to (−π, π].
     pub heading_error_rad: f64,
     pub path_length_m: f64,
     pub scan: &'a crate::chain::scan::Scan,
@@ -374,7 +375,13 @@ impl Session {
         };
         let p = path.project(here, part, hint);
         let (a, b) = (path.point(p.segment), path.point(p.segment + 1));
-        let heading = (b.y - a.y).atan2(b.x - a.x);
+        // The heading of travel: against the points' order on a reverse part, where the
+        // vehicle's yaw points the other way.
+        let heading = (b.y - a.y).atan2(b.x - a.x)
+            + match path.direction(p.segment) {
+                crate::chain::path::Direction::Forward => 0.0,
+                crate::chain::path::Direction::Reverse => std::f64::consts::PI,
+            };
         let e = state.pose.yaw_rad - heading;
         let heading_error_rad = e.sin().atan2(e.cos());
         if self.next_scan.is_none() {
