@@ -99,7 +99,11 @@ fn shield_us(config: &Config, beams: usize, returns: bool) -> f64 {
     };
     let mut scratch = ShieldScratch::default();
     // About half a second a run at the figures above (the CPU clock ticks every 10 ms).
-    let n = if returns { 100_000_000 / beams.max(1) } else { 2_000_000 };
+    let n = if returns {
+        100_000_000 / beams.max(1)
+    } else {
+        2_000_000
+    };
     per_call(n, |_| {
         black_box(shield.limit_with(black_box(cmd), black_box(&input), &mut scratch));
     })
