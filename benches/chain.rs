@@ -87,14 +87,7 @@ fn driver_step(c: &mut Criterion) {
     let path = winding(10_000);
     // Poses along the path, 0.1 m apart (a step at 5 m/s), cycled.
     let poses: Vec<Pose> = (0..2000)
-        .map(|i| {
-            let x = 100.0 + i as f64 * 0.1;
-            Pose {
-                x_m: x,
-                y_m: 3.0 * (x * std::f64::consts::TAU / 40.0).sin() + 0.3,
-                yaw_rad: 0.3,
-            }
-        })
+        .map(|i| common::beside_winding(100.0 + i as f64 * 0.1))
         .collect();
     let mut state = DriverState::default();
     let mut k = 0;

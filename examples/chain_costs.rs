@@ -41,14 +41,7 @@ fn driver_us(config: &Config, step: f64) -> f64 {
     let path = winding(10_000, step);
     let end = 10_000.0 * step - 20.0;
     let poses: Vec<Pose> = (0..20_000)
-        .map(|i| {
-            let x = 5.0 + (i as f64 * 0.1) % (end - 5.0);
-            Pose {
-                x_m: x,
-                y_m: 3.0 * (x * std::f64::consts::TAU / 40.0).sin() + 0.3,
-                yaw_rad: 0.3,
-            }
-        })
+        .map(|i| common::beside_winding(5.0 + (i as f64 * 0.1) % (end - 5.0)))
         .collect();
     let mut state = DriverState::default();
     per_call(400_000, |i| {

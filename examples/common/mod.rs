@@ -83,3 +83,14 @@ pub fn winding(n: usize, step: f64) -> acres::chain::path::Path {
         .collect();
     acres::chain::path::Path::new("winding", &pts).unwrap()
 }
+
+/// A pose 0.3 m beside the [`winding`] path at `x`, turned 0.3 rad: where the driver
+/// benches put the vehicle.
+#[allow(dead_code)]
+pub fn beside_winding(x: f64) -> acres::chain::shield::Pose {
+    acres::chain::shield::Pose {
+        x_m: x,
+        y_m: 3.0 * (x * std::f64::consts::TAU / 40.0).sin() + 0.3,
+        yaw_rad: 0.3,
+    }
+}

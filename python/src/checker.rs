@@ -7,7 +7,7 @@ use acres::chain::checker::margins::Margins;
 use acres::chain::checker::{CheckResult, Reason, TrajectoryChecker, world_returns};
 use acres::chain::path::{Direction, Path};
 use acres::chain::scan::{Scan, ScanGeometry};
-use numpy::ndarray::{Array1, Array2, ArrayView2};
+use numpy::ndarray::{Array2, ArrayView1, ArrayView2};
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -159,11 +159,8 @@ impl PyChecker {
         arrays::finite2("offsets", &r.offsets)?;
         arrays::finite2("speeds", &r.speeds)?;
         arrays::finite2("start", &r.start)?;
-        arrays::finite1(
-            "start_station",
-            &Array1::from(r.start_station.clone()).view(),
-        )?;
-        arrays::finite1("station_step", &Array1::from(r.station_step.clone()).view())?;
+        arrays::finite1("start_station", &ArrayView1::from(&r.start_station[..]))?;
+        arrays::finite1("station_step", &ArrayView1::from(&r.station_step[..]))?;
         if let Some(s) = &r.scans {
             arrays::cols("scans", s, Some(n), Some(self.geometry.beams()))?;
             let bad = s.indexed_iter().find(|(_, v)| v.is_nan() || **v < 0.0);

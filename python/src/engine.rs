@@ -4,7 +4,9 @@
 
 use crate::err;
 use crate::sim::{config_moving, new_session, request, scenario};
-use acres::chain::Verdict;
+use acres::chain::checker::{Chunk, StartState};
+use acres::chain::path::Direction;
+use acres::chain::{Proposal, Verdict};
 use acres::config::Config;
 use acres::formats::scenario::Scenario;
 use acres::jobs::sim::Session;
@@ -136,17 +138,25 @@ impl Engine {
         speeds: PyReadonlyArray1<'py, f64>,
         step_m: f64,
     ) -> PyResult<Outcome<'py>> {
-        let chunk = serde_json::json!({
-            "start_station_m": self.station,
-            "station_step_m": step_m,
-            "offsets_m": offsets.as_slice()?,
-            "speeds_mps": speeds.as_slice()?,
-            "direction": "forward",
-            "start": {"x_m": 0.0, "y_m": 0.0, "yaw_rad": 0.0, "speed_mps": 0.0,
-                      "curvature_per_m": 0.0},
-        });
+        // The start state is the vehicle's measured one: the chain puts it in.
+        let chunk = Chunk {
+            route: None,
+            start_station_m: self.station,
+            station_step_m: step_m,
+            offsets_m: offsets.as_slice()?.to_vec(),
+            speeds_mps: speeds.as_slice()?.to_vec(),
+            direction: Direction::Forward,
+            start: StartState {
+                x_m: 0.0,
+                y_m: 0.0,
+                yaw_rad: 0.0,
+                speed_mps: 0.0,
+                curvature_per_m: 0.0,
+            },
+            scan: None,
+        };
         let id = self.session.control_steps();
-        let req = request(None, None, Some(&chunk.to_string()), id)?;
+        let req = acres::jobs::sim::Request::Proposal(Proposal { id, chunk });
         self.advance(py, req)
     }
 }

@@ -351,7 +351,7 @@ impl Session {
             self.tally.t_end = plant.time_s();
             self.ended = true;
         } else {
-            plant.physics_left_step(&mut self.tally, &mut self.physics_left);
+            self.physics_step();
             self.physics_to_control()?;
         }
         Ok(ControlStep {
@@ -404,13 +404,19 @@ impl Session {
                 self.ended = true;
                 return Ok(());
             }
-            self.plant
-                .physics_left_step(&mut self.tally, &mut self.physics_left);
+            self.physics_step();
         }
         if self.physics_left == 0 {
             self.ended = true;
         }
         Ok(())
+    }
+
+    /// One physics step, counted against the steps the run has left.
+    fn physics_step(&mut self) {
+        let info = self.plant.physics();
+        self.tally.physics(&self.plant, info.wheel_lift);
+        self.physics_left -= 1;
     }
 
     /// The summary of the run so far.
@@ -432,15 +438,6 @@ impl Session {
             closest_actor_m: t.closest_actor,
             moving_rule: self.config.control.shield.moving_obstacle,
         }
-    }
-}
-
-impl Plant {
-    /// One physics step of a session, counted against the steps it has left.
-    fn physics_left_step(&mut self, tally: &mut Tally, left: &mut u64) {
-        let info = self.physics();
-        tally.physics(self, info.wheel_lift);
-        *left -= 1;
     }
 }
 
