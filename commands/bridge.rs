@@ -212,7 +212,7 @@ type WaitingRow = (Vec<String>, Vec<(String, String)>, Option<Vec<Option<f64>>>)
 /// observation (at most 100 reports), so that the scan columns are there when the bridge
 /// sends a scan.
 struct CsvSink {
-    w: csv::Writer<std::fs::File>,
+    w: csv::Writer<Box<dyn Write + Send>>,
     /// The scan columns of the header, once it is written.
     beams: Option<usize>,
     waiting: Vec<WaitingRow>,
@@ -223,7 +223,7 @@ struct CsvSink {
 /// of the drive, so that what was received is kept whatever ends the drive.
 struct Sinks {
     csv: Option<CsvSink>,
-    record: Option<std::io::BufWriter<std::fs::File>>,
+    record: Option<Box<dyn Write + Send>>,
     ticks: u64,
 }
 
@@ -350,8 +350,12 @@ impl DriveSink for Sinks {
 impl Sinks {
     /// Opens the files named (each folder must exist; checked before connecting).
     fn open(a: &ClientArgs) -> anyhow::Result<Sinks> {
-        let create = |p: &PathBuf| {
-            std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))
+        let create = |p: &PathBuf| -> anyhow::Result<Box<dyn Write + Send>> {
+            if crate::output::is_stdout(p) {
+                return Ok(Box::new(std::io::BufWriter::new(std::io::stdout())));
+            }
+            let f = std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?;
+            Ok(Box::new(std::io::BufWriter::new(f)))
         };
         Ok(Sinks {
             csv: match &a.log {
@@ -364,7 +368,7 @@ impl Sinks {
                 None => None,
             },
             record: match &a.record {
-                Some(p) => Some(std::io::BufWriter::new(create(p)?)),
+                Some(p) => Some(create(p)?),
                 None => None,
             },
             ticks: 0,
@@ -424,11 +428,23 @@ fn interrupt_flag() -> Arc<AtomicU8> {
 
 fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
     let driver = driver_of(config, &a)?;
+    let stdout_taken = crate::output::check_outputs(&[
+        ("--log", a.log.as_deref(), crate::output::Kind::Text),
+        ("--record", a.record.as_deref(), crate::output::Kind::Text),
+    ])?;
+    // Where a file goes to stdout, the client's own lines go to stderr.
+    let say = |line: String| {
+        if stdout_taken {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
     let mut sinks = Sinks::open(&a)?;
     let where_ = format!("{}:{}", a.host, a.port);
     let mut conn =
         BridgeConn::connect(&a.host, a.port).with_context(|| format!("connecting to {where_}"))?;
-    println!("connected to {where_}");
+    say(format!("connected to {where_}"));
     let mut control = match a.control_port {
         Some(p) => Some(
             Control::connect(&a.host, p)
@@ -455,7 +471,7 @@ fn client(config: &acres::config::Config, a: ClientArgs) -> anyhow::Result<()> {
         Ok(sum) => sum,
         Err(e) => anyhow::bail!("{e:#}: the drive ended early{kept}"),
     };
-    println!("done: {} DBW reports received", sum.reports);
+    say(format!("done: {} DBW reports received", sum.reports));
     match sum.ending {
         Ending::NoProgress(why) => anyhow::bail!("{why}: the drive ended early{kept}"),
         Ending::Interrupted => anyhow::bail!("interrupted: the drive ended early{kept}"),

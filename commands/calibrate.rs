@@ -99,12 +99,14 @@ pub struct CalibrateArgs {
     /// accepts it as envelope_v1.json.
     #[arg(long, value_name = "FILE.json")]
     out: Option<PathBuf>,
-    /// The output format.
-    #[arg(long, value_name = "FORMAT", default_value = "table", value_parser = ["table", "json"])]
-    format: String,
+    /// The output format: `table`, `json` (the envelope, the derivations and the
+    /// differences) or `csv` (a row per class and grip level). On stderr with --out -.
+    #[arg(long, value_enum, default_value_t = output::Format::Table)]
+    format: output::Format,
 }
 
 pub fn measure(config: &Config, a: MeasureArgs, global: &Global) -> anyhow::Result<()> {
+    output::check_output("--out", &a.out, output::Kind::Text)?;
     let classes = if a.classes.is_empty() {
         GroundClass::ALL.to_vec()
     } else {
@@ -209,6 +211,7 @@ fn measure_on_bridge(
 }
 
 pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::Result<()> {
+    let stdout_taken = output::check_outputs(&[("--out", a.out.as_deref(), output::Kind::Text)])?;
     let rows = match &a.stops {
         Some(p) => {
             let f = std::fs::File::open(p).with_context(|| format!("reading {}", p.display()))?;
@@ -231,36 +234,32 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
             global.status(&format!("wrote {}", p.display()));
         }
     }
-    if a.out.as_deref().and_then(|p| p.to_str()) == Some("-") {
-        return Ok(());
-    }
     let configured = config
         .source(acres::config::ConfigFile::Envelope)
         .to_string();
-    if a.format == "json" {
-        #[derive(serde::Serialize)]
-        struct Out<'a> {
-            measurements: &'a str,
-            envelope: &'a acres::chain::envelope::EnvelopeConfig,
-            derivations: &'a [calibrate::Derivation],
-            configured: &'a str,
-            differences: &'a [calibrate::EnvelopeDiff],
-        }
-        return output::print_json(&Out {
-            measurements: &source,
-            envelope: &cal.envelope,
-            derivations: &cal.derivations,
-            configured: &configured,
-            differences: &diffs,
-        });
+    #[derive(serde::Serialize)]
+    struct Out<'a> {
+        measurements: &'a str,
+        envelope: &'a acres::chain::envelope::EnvelopeConfig,
+        derivations: &'a [calibrate::Derivation],
+        configured: &'a str,
+        differences: &'a [calibrate::EnvelopeDiff],
     }
-    output::print(&calibration_table(
-        &source,
-        rows.len(),
-        &cal,
-        &configured,
-        &diffs,
-    ))
+    let out = Out {
+        measurements: &source,
+        envelope: &cal.envelope,
+        derivations: &cal.derivations,
+        configured: &configured,
+        differences: &diffs,
+    };
+    let csv = output::csv_of(&cal.derivations)?;
+    output::emit(
+        a.format,
+        &out,
+        || calibration_table(&source, rows.len(), &cal, &configured, &diffs),
+        || csv,
+        stdout_taken,
+    )
 }
 
 /// The calibration as text: one table per grip level, then the differences from the

@@ -98,6 +98,7 @@ fn rules_help() -> String {
 
 /// Runs the command; returns whether every chunk was accepted.
 pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
+    output::check_outputs(&[("--out", args.out.as_deref(), output::Kind::Text)])?;
     let config = global.load_config()?;
     let mut checker = TrajectoryChecker::new(&config, args.grip.grip)
         .ok_or_else(|| anyhow!("the envelope has no `grips.{}` table", args.grip.grip))?;

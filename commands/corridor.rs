@@ -71,7 +71,7 @@ struct BuildArgs {
     /// data/routes/farm_yard_to_east_lane.json.
     #[arg(long, value_name = "FILE")]
     route: Option<PathBuf>,
-    /// The corridor file to write.
+    /// The corridor file to write (`-`: stdout, not onto a terminal).
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
     /// Also draw the classes, the corridor and d_c as a colour ramp with a legend (PNG),
@@ -115,9 +115,9 @@ struct InfoArgs {
     /// The corridor file.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Output format: `table` or `json`.
-    #[arg(long, value_parser = ["table", "json"], default_value = "table")]
-    format: String,
+    /// Output format: `table`, `json` or `csv` (one row).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
 }
 
 fn parse_xy(s: &str) -> Result<(f64, f64), String> {
@@ -158,14 +158,16 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         Some(p) => Path::load_on(p, map.crs)?,
         None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
-    output::check_output_dir(&a.out)?;
     if let Some(img) = &a.image {
         acres::plot::ImageFormat::from_path(img)
             .ok()
             .filter(|f| *f == acres::plot::ImageFormat::Png)
             .ok_or_else(|| anyhow!("{}: the image must be a .png file", img.display()))?;
-        output::check_output_dir(img)?;
     }
+    output::check_outputs(&[
+        ("--out", Some(&a.out), output::Kind::Binary),
+        ("--image", a.image.as_deref(), output::Kind::Binary),
+    ])?;
     let bar = crate::output::progress(global, 1000, "building corridor");
     let cfg = &config.control.corridor;
     let c = corridor::build_limited(&map, &route, cfg, a.max_cells, |f| {
@@ -173,7 +175,11 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
     });
     bar.finish_and_clear();
     let c = c?;
-    c.save(&a.out)?;
+    if output::is_stdout(&a.out) {
+        output::write_output(&a.out, &c.to_bytes())?;
+    } else {
+        c.save(&a.out)?;
+    }
     let g = &c.grid;
     let inside = g.cells.iter().filter(|&&d| d > 0.0).count();
     global.status(&format!(
@@ -188,6 +194,9 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
     if let Some(img) = &a.image {
         let bytes = acres::plot::corridor_image(&c, &map, Some(&route))?;
         output::write_output(img, &bytes)?;
+        if output::is_stdout(img) {
+            return Ok(());
+        }
         let pgw = img.with_extension("pgw");
         output::write_output(&pgw, acres::plot::corridor_world_file(&c).as_bytes())?;
         global.status(&format!(
@@ -340,8 +349,10 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
         config_sha256: c.provenance.map(|p| Provenance::hex(&p.config)),
         crs: c.crs.map(|c| c.to_string()),
     };
-    if a.format == "json" {
-        return output::print_json(&i);
+    match a.format {
+        Format::Json => return output::print_json(&i),
+        Format::Csv => return output::print_csv(&output::csv_of(&i)?),
+        Format::Table => {}
     }
     let rows = vec![
         vec!["file".to_string(), i.file],
@@ -386,14 +397,19 @@ fn export(a: ExportArgs, global: &Global) -> anyhow::Result<()> {
     if a.geotiff.is_none() && a.nav2.is_none() {
         bail!("nothing to write: give --geotiff FILE.tif or --nav2 FILE.yaml");
     }
-    for p in a.geotiff.iter().chain(&a.nav2) {
-        output::check_output_dir(p)?;
+    if a.nav2.as_deref().is_some_and(output::is_stdout) {
+        bail!("--nav2 -: the mask is two files (YAML and PGM); give a file name");
     }
+    output::check_outputs(&[
+        ("--geotiff", a.geotiff.as_deref(), output::Kind::Binary),
+        ("--nav2", a.nav2.as_deref(), output::Kind::Text),
+    ])?;
     let c = Corridor::load(&a.file)?;
     if let Some(p) = &a.geotiff {
-        acres::formats::atomic::write_atomic(p, &acres::formats::export::corridor_geotiff(&c)?)
-            .with_context(|| format!("writing {}", p.display()))?;
-        global.status(&format!("wrote {}", p.display()));
+        output::write_output(p, &acres::formats::export::corridor_geotiff(&c)?)?;
+        if !output::is_stdout(p) {
+            global.status(&format!("wrote {}", p.display()));
+        }
     }
     if let Some(p) = &a.nav2 {
         let pgm_path = p.with_extension("pgm");

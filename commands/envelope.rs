@@ -49,8 +49,8 @@ struct ShowArgs {
 struct StopDistanceArgs {
     #[command(flatten)]
     class: ClassArg,
-    /// The speed of the vehicle, m/s (a magnitude, ≥ 0).
-    #[arg(long, value_name = "V", value_parser = output::non_negative, allow_negative_numbers = true)]
+    /// The speed of the vehicle, m/s (a magnitude, 0 to 50).
+    #[arg(long, value_name = "V", value_parser = output::speed, allow_negative_numbers = true)]
     speed: f64,
     #[command(flatten)]
     grip: GripArg,
@@ -68,8 +68,8 @@ struct StopDistanceArgs {
 struct StopCapArgs {
     #[command(flatten)]
     class: ClassArg,
-    /// The free distance ahead, m (≥ 0).
-    #[arg(long, value_name = "D", value_parser = output::non_negative, allow_negative_numbers = true)]
+    /// The free distance ahead, m (0 to 10,000).
+    #[arg(long, value_name = "D", value_parser = output::distance, allow_negative_numbers = true)]
     distance: f64,
     #[command(flatten)]
     grip: GripArg,

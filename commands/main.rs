@@ -4,6 +4,7 @@
 mod bridge;
 mod calibrate;
 mod check;
+mod completions;
 mod config;
 mod corridor;
 mod envelope;
@@ -82,6 +83,7 @@ pub enum Command {
     Plot(plot::Args),
     Validate(validate::Args),
     Man(man::Args),
+    Completions(completions::Args),
 }
 
 /// The clap definition of the whole command line (for the man pages).
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Man(a) => man::run(a, &cli.global),
+        Command::Completions(a) => completions::run(a, &cli.global),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

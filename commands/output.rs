@@ -46,6 +46,69 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     print(&s)
 }
 
+/// Prints a command's result in the format asked: on stdout, or on stderr where stdout
+/// carries an output stream (a log, an image, rows) that a summary must not follow.
+pub fn emit<T: serde::Serialize>(
+    format: Format,
+    value: &T,
+    table: impl FnOnce() -> String,
+    csv: impl FnOnce() -> Vec<Vec<String>>,
+    stdout_taken: bool,
+) -> anyhow::Result<()> {
+    let text = match format {
+        Format::Table => table(),
+        Format::Json => serde_json::to_string_pretty(value)? + "\n",
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            for r in csv() {
+                w.write_record(&r)?;
+            }
+            String::from_utf8(
+                w.into_inner()
+                    .map_err(|e| anyhow::anyhow!("{}", e.error()))?,
+            )?
+        }
+    };
+    if stdout_taken {
+        eprint!("{text}");
+        return Ok(());
+    }
+    print(&text)
+}
+
+/// A JSON object as one CSV row under a header of its keys (numbers at full precision,
+/// null as an empty field, arrays and objects as compact JSON); an array of objects as a
+/// row each.
+pub fn csv_of<T: serde::Serialize>(value: &T) -> anyhow::Result<Vec<Vec<String>>> {
+    use serde_json::Value;
+    let v = serde_json::to_value(value)?;
+    let objects: Vec<serde_json::Map<String, Value>> = match v {
+        Value::Object(m) => vec![m],
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|i| match i {
+                Value::Object(m) => Some(m),
+                _ => None,
+            })
+            .collect(),
+        other => anyhow::bail!("no CSV form for {other}"),
+    };
+    let Some(first) = objects.first() else {
+        return Ok(Vec::new());
+    };
+    let keys: Vec<String> = first.keys().cloned().collect();
+    let cell = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    let mut rows = vec![keys.clone()];
+    for o in &objects {
+        rows.push(keys.iter().map(|k| cell(o.get(k))).collect());
+    }
+    Ok(rows)
+}
+
 /// Writes CSV records (the first is the header) to stdout.
 pub fn print_csv(records: &[Vec<String>]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(std::io::stdout().lock());
@@ -68,11 +131,35 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Checks, before a long run, that an output file can be written: its folder exists and
-/// is a folder (`-`, stdout, always can).
-pub fn check_output_dir(path: &Path) -> anyhow::Result<()> {
-    if path == Path::new("-") {
+/// Whether an output path means stdout.
+pub fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// What an output holds: text may go to a terminal, binary data (an image, a raster) may
+/// not, as it would garble the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Binary,
+}
+
+/// Checks, before a long run, that an output can be written: a file's folder exists, is
+/// a folder and takes a new file; `-` (stdout) always can, except binary data onto a
+/// terminal.
+pub fn check_output(option: &str, path: &Path, kind: Kind) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if is_stdout(path) {
+        if kind == Kind::Binary && std::io::stdout().is_terminal() {
+            anyhow::bail!(
+                "{option} -: the output is binary and stdout is a terminal; redirect it \
+                 (`> FILE`) or give a file name"
+            );
+        }
         return Ok(());
+    }
+    if path.is_dir() {
+        anyhow::bail!("{option} {}: is a folder, not a file", path.display());
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -80,12 +167,88 @@ pub fn check_output_dir(path: &Path) -> anyhow::Result<()> {
     };
     if !dir.is_dir() {
         anyhow::bail!(
-            "{}: the folder {} does not exist",
+            "{option} {}: the folder {} does not exist",
             path.display(),
             dir.display()
         );
     }
+    tempfile::Builder::new()
+        .prefix(".acres-check-")
+        .tempfile_in(dir)
+        .with_context(|| {
+            format!(
+                "{option} {}: cannot write in the folder {}",
+                path.display(),
+                dir.display()
+            )
+        })?;
     Ok(())
+}
+
+/// Checks every output of a command before its work ([`check_output`] for each; at most
+/// one of them on stdout). Returns whether one goes to stdout, where a summary must then
+/// not follow it.
+pub fn check_outputs(outputs: &[(&str, Option<&Path>, Kind)]) -> anyhow::Result<bool> {
+    let mut on_stdout: Vec<&str> = Vec::new();
+    for &(option, path, kind) in outputs {
+        let Some(path) = path else { continue };
+        check_output(option, path, kind)?;
+        if is_stdout(path) {
+            on_stdout.push(option);
+        }
+    }
+    if on_stdout.len() > 1 {
+        anyhow::bail!(
+            "only one output can be `-` (stdout): {} are",
+            on_stdout.join(", ")
+        );
+    }
+    Ok(!on_stdout.is_empty())
+}
+
+/// An output stream: stdout, or a file committed into place at the end (an error leaves
+/// nothing behind).
+pub enum Writer {
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+    File(acres::formats::atomic::AtomicFile),
+}
+
+impl Writer {
+    /// Opens `path` (`-`: stdout).
+    pub fn create(path: &Path) -> anyhow::Result<Writer> {
+        if is_stdout(path) {
+            return Ok(Writer::Stdout(std::io::BufWriter::new(std::io::stdout())));
+        }
+        let f = acres::formats::atomic::AtomicFile::create(path)
+            .with_context(|| format!("writing {}", path.display()))?;
+        Ok(Writer::File(f))
+    }
+
+    /// Flushes stdout, or renames the file into place.
+    pub fn commit(self, path: &Path) -> anyhow::Result<()> {
+        match self {
+            Writer::Stdout(mut w) => w.flush()?,
+            Writer::File(f) => f
+                .commit()
+                .with_context(|| format!("writing {}", path.display()))?,
+        }
+        Ok(())
+    }
+}
+
+impl Write for Writer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Writer::Stdout(w) => w.write(buf),
+            Writer::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Writer::Stdout(w) => w.flush(),
+            Writer::File(f) => f.flush(),
+        }
+    }
 }
 
 /// Whether an error is a closed stdout (`acres ... | head`), which is not a failure.
@@ -99,36 +262,41 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Renders rows as aligned columns: the first row is the header; columns are separated
-/// by two spaces, the first left-aligned, the rest right-aligned.
+/// Renders rows as aligned columns (comfy-table): the first row is the header, underlined;
+/// the first column left-aligned, the others (numbers) right-aligned; no borders, so that
+/// the text stays easy to grep and to paste.
 pub fn table(rows: &[Vec<String>]) -> String {
-    let ncol = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..ncol)
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for r in rows {
-        let mut line = String::new();
-        for (i, cell) in r.iter().enumerate() {
+    use comfy_table::{CellAlignment, ContentArrangement, Table, TableComponent};
+    let Some((head, body)) = rows.split_first() else {
+        return String::new();
+    };
+    let mut t = Table::new();
+    t.load_preset(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_style(TableComponent::HeaderLines, '-')
+        .set_style(TableComponent::MiddleHeaderIntersections, ' ')
+        .set_header(head.iter().enumerate().map(|(i, h)| {
+            let c = comfy_table::Cell::new(h);
             if i > 0 {
-                line.push_str("  ");
-            }
-            let pad = widths[i] - cell.chars().count();
-            if i == 0 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
+                c.set_alignment(CellAlignment::Right)
             } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
+                c
+            }
+        }));
+    for r in body {
+        t.add_row(r.clone());
+    }
+    let ncol = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    for i in 0..ncol {
+        if let Some(c) = t.column_mut(i) {
+            c.set_padding((0, if i + 1 < ncol { 2 } else { 0 }));
+            if i > 0 {
+                c.set_cell_alignment(CellAlignment::Right);
             }
         }
-        out.push_str(line.trim_end());
+    }
+    let mut out: String = t.lines().map(|l| l.trim_end().to_string() + "\n").collect();
+    if out.is_empty() {
         out.push('\n');
     }
     out
@@ -156,11 +324,38 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// A clap value parser: a finite number > 0.
-pub fn positive(s: &str) -> Result<f64, String> {
+/// The largest speed the command line takes, m/s: well past any ground vehicle of this
+/// kind (the Polaris's envelope ends near 8 m/s), so that a typo is caught, not squared.
+pub const MAX_SPEED_MPS: f64 = 50.0;
+
+/// The largest distance the command line takes for a stop, m.
+pub const MAX_DISTANCE_M: f64 = 10_000.0;
+
+/// A clap value parser: a speed in m/s, 0 to [`MAX_SPEED_MPS`].
+pub fn speed(s: &str) -> Result<f64, String> {
     let v = non_negative(s)?;
+    if v > MAX_SPEED_MPS {
+        return Err(format!(
+            "{s} m/s is beyond {MAX_SPEED_MPS} m/s, no speed of this vehicle"
+        ));
+    }
+    Ok(v)
+}
+
+/// A clap value parser: a speed in m/s above 0, at most [`MAX_SPEED_MPS`].
+pub fn positive_speed(s: &str) -> Result<f64, String> {
+    let v = speed(s)?;
     if v == 0.0 {
         return Err("must be greater than 0".to_string());
+    }
+    Ok(v)
+}
+
+/// A clap value parser: a distance in m, 0 to [`MAX_DISTANCE_M`].
+pub fn distance(s: &str) -> Result<f64, String> {
+    let v = non_negative(s)?;
+    if v > MAX_DISTANCE_M {
+        return Err(format!("{s} m is beyond {MAX_DISTANCE_M} m"));
     }
     Ok(v)
 }
@@ -185,6 +380,11 @@ mod tests {
         assert!(non_negative("nan").is_err());
         assert!(non_negative("inf").is_err());
         assert!(non_negative("x").unwrap_err().contains("not a number"));
-        assert!(positive("0").is_err());
+        assert_eq!(speed("50"), Ok(50.0));
+        assert!(speed("50.001").unwrap_err().contains("beyond"));
+        assert!(speed("1e308").is_err());
+        assert!(positive_speed("0").is_err());
+        assert_eq!(distance("10000"), Ok(10_000.0));
+        assert!(distance("10000.5").is_err());
     }
 }

@@ -46,6 +46,26 @@ pub fn image_format(explicit: Option<&str>, out: &std::path::Path) -> anyhow::Re
     })
 }
 
+/// The image format of a plot output and whether it is binary (PNG) or text (SVG), after
+/// checking that it can be written (see [`output::check_output`]).
+pub fn checked_image(
+    option: &str,
+    explicit: Option<&str>,
+    out: &std::path::Path,
+) -> anyhow::Result<ImageFormat> {
+    let format = image_format(explicit, out)?;
+    output::check_output(option, out, image_kind(format))?;
+    Ok(format)
+}
+
+/// Whether an image format is binary data.
+pub fn image_kind(format: ImageFormat) -> output::Kind {
+    match format {
+        ImageFormat::Png => output::Kind::Binary,
+        ImageFormat::Svg => output::Kind::Text,
+    }
+}
+
 /// Draw d_stop(v) of each ground class against the scan reach.
 ///
 /// One curve per stop rule (classes with the same d_m and a share a curve, named in the
@@ -63,8 +83,8 @@ struct StopDistanceArgs {
     image_format: Option<String>,
     #[command(flatten)]
     grip: crate::envelope::GripArg,
-    /// The right end of the speed axis, m/s.
-    #[arg(long, value_name = "V", default_value_t = 9.0, value_parser = output::positive)]
+    /// The right end of the speed axis, m/s (above 0, at most 50).
+    #[arg(long, value_name = "V", default_value_t = 9.0, value_parser = output::positive_speed, allow_negative_numbers = true)]
     max_speed: f64,
 }
 
@@ -72,7 +92,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
     match args.command {
         Sub::StopDistance(a) => {
-            let format = image_format(a.image_format.as_deref(), &a.out)?;
+            let format = checked_image("--out", a.image_format.as_deref(), &a.out)?;
             let grip: Grip = a.grip.grip;
             let opts = StopDistanceOptions {
                 grip,
@@ -86,7 +106,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             Ok(())
         }
         Sub::PurePursuit(a) => {
-            let format = image_format(a.image_format.as_deref(), &a.out)?;
+            let format = checked_image("--out", a.image_format.as_deref(), &a.out)?;
             let scenario = acres::formats::scenario::Scenario::load(a.scenario.as_deref())?;
             let route = scenario.route()?;
             let mut log = Vec::new();

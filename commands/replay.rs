@@ -60,8 +60,12 @@ pub struct Args {
     /// (the step, the rules, the two speeds): what to look at before changing a limit.
     #[arg(long, value_name = "DIR2")]
     pub compare: Option<PathBuf>,
-    /// Read the log as CSV whatever its name.
-    #[arg(long)]
+    /// The log's format: `jsonl`, `csv` or `bag` (default: by the name: .csv is CSV, a
+    /// bag file or folder is a bag, anything else and `-` JSON Lines).
+    #[arg(long, value_name = "FORMAT", value_parser = ["jsonl", "csv", "bag"])]
+    pub log_format: Option<String>,
+    /// The same as --log-format csv (kept for older scripts).
+    #[arg(long, hide = true, conflicts_with = "log_format")]
     pub csv: bool,
     /// The topics of a ROS 2 bag by role, over the defaults: role=/topic pairs,
     /// comma-separated. Roles: odom (/odom: nav_msgs/Odometry or geometry_msgs/PoseStamped),
@@ -93,37 +97,16 @@ pub struct Args {
     /// command and the vehicle speed, and the curvatures below (.png, .svg).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// The summary format.
-    #[arg(long, value_name = "FORMAT", default_value = "table", value_parser = ["table", "json"])]
-    pub format: String,
-}
-
-/// Where the rows go: stdout, or a file committed at the end (nothing is left behind on
-/// an error).
-enum Out {
-    Stdout(std::io::BufWriter<std::io::Stdout>),
-    File(acres::formats::atomic::AtomicFile),
-}
-
-impl Write for Out {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Out::Stdout(w) => w.write(buf),
-            Out::File(f) => f.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Out::Stdout(w) => w.flush(),
-            Out::File(f) => f.flush(),
-        }
-    }
+    /// The summary's format: `table`, `json` or `csv`. It goes to stderr where the rows
+    /// or the plot go to stdout (`-`).
+    #[arg(long, value_enum, default_value_t = output::Format::Table)]
+    pub format: output::Format,
 }
 
 enum Sink {
     None,
-    Csv(Box<csv::Writer<Out>>),
-    Jsonl(Out),
+    Csv(Box<csv::Writer<output::Writer>>),
+    Jsonl(output::Writer),
 }
 
 fn fmt(x: f64) -> String {
@@ -233,6 +216,18 @@ struct CompareSummary {
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
+    let plot_format = match &args.plot {
+        Some(p) => Some(crate::plot::image_format(None, p)?),
+        None => None,
+    };
+    let stdout_taken = output::check_outputs(&[
+        ("--out", args.out.as_deref(), output::Kind::Text),
+        (
+            "--plot",
+            args.plot.as_deref(),
+            plot_format.map_or(output::Kind::Text, crate::plot::image_kind),
+        ),
+    ])?;
     let (mut a, mut b) = replayers(&args, &config)?;
     let name = args.log.display().to_string();
     let src = Source::open(&args, global)?;
@@ -288,59 +283,49 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     sum_a.skipped = skipped;
     sum_b.skipped = skipped;
     sink.close(args.out.as_deref(), global)?;
-    if let Some(p) = &args.plot {
-        let format = crate::plot::image_format(None, p)?;
+    if let (Some(p), Some(format)) = (&args.plot, plot_format) {
         output::write_output(p, &acres::plot::replay(&points, format)?)?;
-        global.status(&format!("wrote {}", p.display()));
+        if !output::is_stdout(p) {
+            global.status(&format!("wrote {}", p.display()));
+        }
     }
-    let text = summary_text(&args, global, sum_a, sum_b, diffs)?;
-    // With the rows on stdout, the summary goes to stderr.
-    if args.out.as_deref() == Some(Path::new("-")) {
-        eprint!("{text}");
-        Ok(())
-    } else {
-        output::print(&text)
-    }
+    print_summary(&args, global, sum_a, sum_b, diffs, stdout_taken)
 }
 
-/// The summary as text or JSON; with `--compare`, both summaries and the differences.
-fn summary_text(
+/// The summary as a table, JSON or CSV; with `--compare`, both summaries and the
+/// differences. On stderr where stdout carries the rows or the plot.
+fn print_summary(
     args: &Args,
     global: &Global,
     sum_a: Summary,
     sum_b: Summary,
     diffs: Diffs,
-) -> anyhow::Result<String> {
-    Ok(match &args.compare {
-        None if args.format == "json" => pretty(&sum_a)?,
-        None => summary_table(&sum_a),
-        Some(dir_b) => {
-            let c = CompareSummary {
-                a: sum_a,
-                b: sum_b,
-                config_a: global
-                    .config_dir
-                    .as_ref()
-                    .map(|d| d.display().to_string())
-                    .unwrap_or_else(|| "built-in".into()),
-                config_b: dir_b.display().to_string(),
-                differences: diffs.count,
-                differing_steps: diffs.first,
-            };
-            if args.format == "json" {
-                pretty(&c)?
-            } else {
-                compare_table(&c)
-            }
-        }
-    })
-}
-
-/// Pretty JSON with a final newline.
-fn pretty(v: &impl Serialize) -> anyhow::Result<String> {
-    let mut s = serde_json::to_string_pretty(v)?;
-    s.push('\n');
-    Ok(s)
+    stdout_taken: bool,
+) -> anyhow::Result<()> {
+    let Some(dir_b) = &args.compare else {
+        let csv = output::csv_of(&sum_a)?;
+        return output::emit(
+            args.format,
+            &sum_a,
+            || summary_table(&sum_a),
+            || csv,
+            stdout_taken,
+        );
+    };
+    let c = CompareSummary {
+        a: sum_a,
+        b: sum_b,
+        config_a: global
+            .config_dir
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|| "built-in".into()),
+        config_b: dir_b.display().to_string(),
+        differences: diffs.count,
+        differing_steps: diffs.first,
+    };
+    let csv = output::csv_of(&c)?;
+    output::emit(args.format, &c, || compare_table(&c), || csv, stdout_taken)
 }
 
 /// The steps where two replays differ: how many, and the first 1000.
@@ -397,12 +382,21 @@ struct Source {
 
 impl Source {
     fn open(args: &Args, global: &Global) -> anyhow::Result<Source> {
-        let is_csv = args.csv
-            || args
-                .log
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-        let is_bag = !is_csv && args.log != Path::new("-") && bag::is_bag(&args.log);
+        let by_name = args
+            .log
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        let is_csv = match args.log_format.as_deref() {
+            Some(f) => f == "csv",
+            None => args.csv || by_name,
+        };
+        let is_bag = match args.log_format.as_deref() {
+            Some("bag") if output::is_stdout(&args.log) => {
+                anyhow::bail!("--log-format bag: a bag cannot be read from stdin")
+            }
+            Some(f) => f == "bag",
+            None => !is_csv && args.log != Path::new("-") && bag::is_bag(&args.log),
+        };
         // A report CSV with its observations is read by its own reader.
         let is_bag = is_bag && args.observations.is_none();
         let topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
@@ -544,14 +538,7 @@ impl Sink {
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "jsonl" | "json")),
         };
-        let w = if p == Path::new("-") {
-            Out::Stdout(std::io::BufWriter::new(std::io::stdout()))
-        } else {
-            Out::File(
-                acres::formats::atomic::AtomicFile::create(p)
-                    .with_context(|| format!("writing {}", p.display()))?,
-            )
-        };
+        let w = output::Writer::create(p)?;
         if jsonl {
             return Ok(Sink::Jsonl(w));
         }
@@ -612,14 +599,10 @@ impl Sink {
                 .map_err(|e| anyhow::anyhow!("{}", e.error()))?,
             Sink::Jsonl(w) => w,
         };
-        match w {
-            Out::File(f) => {
-                let p = out.expect("a file for the rows");
-                f.commit()
-                    .with_context(|| format!("writing {}", p.display()))?;
-                global.status(&format!("wrote {}", p.display()));
-            }
-            Out::Stdout(mut w) => w.flush()?,
+        let p = out.expect("a file for the rows");
+        w.commit(p)?;
+        if !output::is_stdout(p) {
+            global.status(&format!("wrote {}", p.display()));
         }
         Ok(())
     }

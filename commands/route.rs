@@ -1,7 +1,7 @@
 //! `acres route`: the plan check of a route before a drive.
 
 use crate::Global;
-use crate::output::{self, f2};
+use crate::output::{self, Format, f2};
 use acres::chain::path::Path;
 use acres::ground::{Corridor, Map, corridor};
 use acres::jobs::route_check::{self, PointCheck, RouteReport};
@@ -49,8 +49,8 @@ struct CheckArgs {
     #[arg(long)]
     all: bool,
     /// Output format: `table`, `json` (the summary and the points) or `csv`.
-    #[arg(long, value_parser = ["table", "json", "csv"], default_value = "table")]
-    format: String,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
     /// Also draw curvature, clearance and speed along the route (.png or .svg).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
@@ -76,10 +76,7 @@ fn load_route(p: &std::path::Path, crs: Option<acres::ground::Crs>) -> anyhow::R
 fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {
     let config = global.load_config()?;
     let format = match &a.plot {
-        Some(p) => {
-            output::check_output_dir(p)?;
-            Some(crate::plot::image_format(None, p)?)
-        }
+        Some(p) => Some(crate::plot::checked_image("--plot", None, p)?),
         None => None,
     };
     let (route, corridor) = match (&a.corridor, &a.map) {
@@ -98,18 +95,21 @@ fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {
     let report = route_check::check(&config, &route, corridor.as_ref());
     if let (Some(p), Some(f)) = (&a.plot, format) {
         output::write_output(p, &acres::plot::route_check(&config, &report, f)?)?;
-        global.status(&format!("wrote {}", p.display()));
+        if !output::is_stdout(p) {
+            global.status(&format!("wrote {}", p.display()));
+        }
     }
     let rows: &[PointCheck] = if a.all { &report.all } else { &report.issues };
-    match a.format.as_str() {
-        "json" => {
-            let mut v = serde_json::to_value(&report)?;
-            v["issues"] = serde_json::to_value(rows)?;
-            output::print_json(&v)?;
-        }
-        "csv" => output::print_csv(&records(rows))?,
-        _ => output::print(&table(&report, rows))?,
-    }
+    let mut v = serde_json::to_value(&report)?;
+    v["issues"] = serde_json::to_value(rows)?;
+    let stdout_taken = a.plot.as_deref().is_some_and(output::is_stdout);
+    output::emit(
+        a.format,
+        &v,
+        || table(&report, rows),
+        || records(rows),
+        stdout_taken,
+    )?;
     Ok(report.passes())
 }
 

@@ -1,10 +1,9 @@
 //! `acres sim`: the chain and the simulated Polaris in one process.
 
 use crate::Global;
-use crate::output;
+use crate::output::{self, Format};
 use acres::formats::scenario::Scenario;
 use acres::jobs::sim;
-use anyhow::Context;
 use std::path::PathBuf;
 
 /// Run a scenario: the command chain and the simulated Polaris in lockstep.
@@ -44,9 +43,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME", value_parser = ["crossing-person", "oncoming-vehicle"],
           conflicts_with_all = ["scenario", "log"])]
     suite: Option<String>,
-    /// Output format of the summary: `table` or `json`.
-    #[arg(long, value_parser = ["table", "json"], default_value = "table")]
-    format: String,
+    /// The summary's format: `table` (with a verdict line), `json` or `csv` (one row).
+    /// Where the log or the plot goes to stdout (`-`), the summary goes to stderr.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
 }
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
@@ -54,42 +54,126 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     if let Some(m) = &args.moving {
         config.control.shield.moving_obstacle = m.parse().map_err(anyhow::Error::msg)?;
     }
+    let plot_format = match &args.plot {
+        Some(p) => Some(crate::plot::image_format(None, p)?),
+        None => None,
+    };
+    let stdout_taken = output::check_outputs(&[
+        ("--log", args.log.as_deref(), output::Kind::Text),
+        (
+            "--plot",
+            args.plot.as_deref(),
+            plot_format.map_or(output::Kind::Text, crate::plot::image_kind),
+        ),
+    ])?;
     if let Some(name) = &args.suite {
-        return run_suite(&args, name, &config, global);
+        return run_suite(&args, name, &config, global, stdout_taken);
     }
     let scenario = Scenario::load(args.scenario.as_deref())?;
     let route = scenario.route()?;
-    let summary = if let Some(plot) = &args.plot {
-        // The plot needs the records: the log is kept in memory for it.
-        let format = crate::plot::image_format(None, plot)?;
-        let mut log = Vec::new();
-        let s = sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
-        if let Some(p) = &args.log {
-            output::write_output(p, &log)?;
-            global.status(&format!("wrote {}", p.display()));
+    if let Some(d) = scenario.far_start_m(&route) {
+        eprintln!(
+            "acres: warning: {}: the start is {d:.1} m from the route; the driver heads for \
+             the route's nearest point",
+            scenario.file
+        );
+    }
+    let summary = match (&args.plot, plot_format) {
+        (Some(plot), Some(format)) => {
+            // The plot needs the records: the log is kept in memory for it.
+            let mut log = Vec::new();
+            let s = sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
+            let bytes =
+                acres::plot::pure_pursuit_of_log(&config, &scenario, &route, &log, &s, format)?;
+            if let Some(p) = &args.log {
+                output::write_output(p, &log)?;
+                wrote(global, p);
+            }
+            output::write_output(plot, &bytes)?;
+            wrote(global, plot);
+            s
         }
-        let bytes = acres::plot::pure_pursuit_of_log(&config, &scenario, &route, &log, &s, format)?;
-        output::write_output(plot, &bytes)?;
-        global.status(&format!("wrote {}", plot.display()));
-        s
-    } else {
-        match &args.log {
+        _ => match &args.log {
             Some(p) => {
-                let mut f = acres::formats::atomic::AtomicFile::create(p)
-                    .with_context(|| format!("writing {}", p.display()))?;
+                let mut f = output::Writer::create(p)?;
                 let s = sim::run(&config, &scenario, route, Some(&mut f))?;
-                f.commit()
-                    .with_context(|| format!("writing {}", p.display()))?;
-                global.status(&format!("wrote {}", p.display()));
+                f.commit(p)?;
+                wrote(global, p);
                 s
             }
             None => sim::run(&config, &scenario, route, None)?,
-        }
+        },
     };
-    if args.format == "json" {
-        return output::print_json(&summary);
+    output::emit(
+        args.format,
+        &summary,
+        || summary_table(&summary),
+        || summary_csv(&summary),
+        stdout_taken,
+    )?;
+    if args.log.is_none() && args.plot.is_none() && args.format == Format::Table {
+        global.status("(--plot run.png draws the run; --log run.jsonl keeps every step)");
     }
-    output::print(&summary_table(&summary))
+    Ok(())
+}
+
+/// Says that a file was written, unless it was stdout.
+fn wrote(global: &Global, path: &std::path::Path) {
+    if !output::is_stdout(path) {
+        global.status(&format!("wrote {}", path.display()));
+    }
+}
+
+/// The summary as one CSV row under its header.
+fn summary_csv(s: &acres::jobs::sim::Summary) -> Vec<Vec<String>> {
+    let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    let rules: Vec<String> = s
+        .interventions
+        .iter()
+        .map(|(r, n)| format!("{r}:{n}"))
+        .collect();
+    let (verdict, ok) = s.verdict();
+    let head = [
+        "scenario",
+        "time_s",
+        "distance_m",
+        "collided",
+        "stopped",
+        "at_rest_since_s",
+        "gap_m",
+        "max_lateral_accel_mps2",
+        "wheel_lift",
+        "final_speed_mps",
+        "final_class",
+        "obstacle_margin_m",
+        "interventions",
+        "contacts",
+        "closest_actor_m",
+        "moving_rule",
+        "ok",
+        "verdict",
+    ];
+    let row = vec![
+        s.scenario.clone(),
+        s.time_s.to_string(),
+        s.distance_m.to_string(),
+        s.collided.to_string(),
+        s.stopped.to_string(),
+        opt(s.at_rest_since_s),
+        opt(s.gap_m),
+        s.max_lateral_accel_mps2.to_string(),
+        s.wheel_lift.to_string(),
+        s.final_speed_mps.to_string(),
+        s.final_class.map_or(String::new(), |c| c.to_string()),
+        s.obstacle_margin_m.to_string(),
+        rules.join(";"),
+        s.contacts.len().to_string(),
+        opt(s.closest_actor_m),
+        format!("{:?}", s.moving_rule).to_lowercase(),
+        ok.to_string(),
+        verdict,
+    ];
+    vec![head.iter().map(|h| h.to_string()).collect(), row]
 }
 
 /// The summary as text, a line a figure.
@@ -146,6 +230,7 @@ fn summary_table(summary: &acres::jobs::sim::Summary) -> String {
             c.kind, c.index, c.t_s, c.ego_speed_mps, c.kind, c.actor_speed_mps
         ));
     }
+    t.push_str(&format!("verdict: {}\n", summary.verdict().0));
     t
 }
 
@@ -156,6 +241,7 @@ fn run_suite(
     name: &str,
     config: &acres::config::Config,
     global: &Global,
+    stdout_taken: bool,
 ) -> anyhow::Result<()> {
     use acres::config::MovingMode;
     use acres::jobs::suite::{self, SuiteKind};
@@ -171,10 +257,6 @@ fn run_suite(
             }
         }
     };
-    if let Some(p) = &args.plot {
-        crate::plot::image_format(None, p)?;
-        output::check_output_dir(p)?;
-    }
     let mut results = Vec::new();
     for m in modes {
         global.status(&format!(
@@ -187,12 +269,45 @@ fn run_suite(
         let format = crate::plot::image_format(None, p)?;
         let bytes = acres::plot::suite(&results, format)?;
         output::write_output(p, &bytes)?;
-        global.status(&format!("wrote {}", p.display()));
+        wrote(global, p);
     }
-    if args.format == "json" {
-        return output::print_json(&results);
+    output::emit(
+        args.format,
+        &results,
+        || suite_table(&results),
+        || suite_csv(&results),
+        stdout_taken,
+    )
+}
+
+/// The suite as CSV: a row per scenario and mode.
+fn suite_csv(results: &[acres::jobs::suite::SuiteResult]) -> Vec<Vec<String>> {
+    let mut rows = vec![
+        [
+            "suite",
+            "moving_rule",
+            "scenario",
+            "closest_m",
+            "collided_by_vehicle",
+            "struck_by_actor",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+    ];
+    for r in results {
+        for run in &r.runs {
+            rows.push(vec![
+                r.suite.name().to_string(),
+                format!("{:?}", r.moving).to_lowercase(),
+                run.name.clone(),
+                run.closest_m.to_string(),
+                run.collided_by_vehicle.to_string(),
+                run.struck_by_actor.to_string(),
+            ]);
+        }
     }
-    output::print(&suite_table(&results))
+    rows
 }
 
 /// The suite's table: a row per scenario, a column pair per mode, then the counts.

@@ -24,6 +24,14 @@ pub enum ScenarioError {
     Path(#[from] crate::chain::path::PathError),
 }
 
+/// The fastest start speed of a scenario, m/s: the vehicle bridge's reset range is 0 to 8
+/// (vehicle-bridge.md, `reset.speed`).
+pub const MAX_START_SPEED_MPS: f64 = 8.0;
+
+/// The distance from the route beyond which a scenario's start is far from it, m: the
+/// driver then heads for the nearest point of the whole route (a warning, not an error).
+pub const FAR_START_M: f64 = 10.0;
+
 /// The start of a scenario: the rear axle's pose and the speed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -114,6 +122,13 @@ impl Scenario {
             if !v.is_finite() {
                 return Err(err(format!("key `{k}`: not a finite number")));
             }
+        }
+        if !(0.0..=MAX_START_SPEED_MPS).contains(&st.speed_mps) {
+            return Err(err(format!(
+                "key `start.speed_mps`: {} is outside [0, {MAX_START_SPEED_MPS}] m/s (the \
+                 vehicle bridge's reset range)",
+                st.speed_mps
+            )));
         }
         if !(s.duration_s.is_finite() && s.duration_s > 0.0 && s.duration_s <= 3600.0) {
             return Err(err("key `duration_s`: must be in (0, 3600] s".into()));
@@ -206,11 +221,55 @@ impl Scenario {
     pub fn route(&self) -> Result<Path, ScenarioError> {
         self.path(self.dir.as_deref())
     }
+
+    /// The distance from the start to the nearest point of `route`, m, where it is more
+    /// than [`FAR_START_M`]: a start the author likely did not mean (a warning).
+    pub fn far_start_m(&self, route: &Path) -> Option<f64> {
+        let p = geo::Coord {
+            x: self.start.x_m,
+            y: self.start.y_m,
+        };
+        let d = route
+            .parts()
+            .iter()
+            .map(|part| route.project(p, part, None).lateral_m.abs())
+            .fold(f64::INFINITY, f64::min);
+        (d > FAR_START_M && d.is_finite()).then_some(d)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn start_speed_outside_the_reset_range_is_refused() {
+        let text = |v: &str| {
+            let mut j: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+            j["start"]["speed_mps"] = serde_json::from_str(v).unwrap();
+            j.to_string()
+        };
+        for ok in ["0", "8", "7.99"] {
+            Scenario::from_json_str("s.json", &text(ok)).unwrap();
+        }
+        for bad in ["8.01", "-0.5", "100"] {
+            let e = Scenario::from_json_str("s.json", &text(bad))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("s.json") && e.contains("start.speed_mps"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_start_far_from_the_route_is_found() {
+        let s = Scenario::load(None).unwrap();
+        let route = s.route().unwrap();
+        assert_eq!(s.far_start_m(&route), None);
+        let mut far = s.clone();
+        far.start.y_m += 50.0;
+        let d = far.far_start_m(&route).expect("50 m away");
+        assert!(d > 45.0 && d < 55.0, "{d}");
+    }
 
     /// The opening scenario with one actor or obstacle replaced by `json`.
     fn with(key: &str, json: &str) -> Result<Scenario, ScenarioError> {

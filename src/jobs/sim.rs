@@ -7,7 +7,7 @@
 //! steering by curvature; the gear), then physics until the next control step. A log
 //! record is one control step: the state, the scan, the row and the DBW report.
 
-use crate::chain::envelope::Grip;
+use crate::chain::envelope::{Grip, GroundClass};
 use crate::chain::path::Path;
 use crate::chain::tracker::MovingObject;
 use crate::chain::{Chain, ChainInput, CommandRow, VehicleState as ChainState};
@@ -101,6 +101,68 @@ pub struct Summary {
     /// What the moving-object rule saw: `off`, `tracker`, or `oracle` (the true actor
     /// states, not a result a vehicle could have).
     pub moving_rule: crate::config::MovingMode,
+    /// The ground class under the vehicle at the end (null where the map has none there).
+    pub final_class: Option<GroundClass>,
+    /// The obstacle margin `d_m` of that class (the smallest of all classes where it is
+    /// not known), m: the gap a stop before an obstacle must keep.
+    pub obstacle_margin_m: f64,
+}
+
+impl Summary {
+    /// One line a newcomer understands: how the run ended and whether that is right
+    /// (stopped before the obstacle beyond the class's margin `d_m`, no collision), and
+    /// whether the verdict is `ok`.
+    pub fn verdict(&self) -> (String, bool) {
+        let class = self
+            .final_class
+            .map_or("unknown ground".to_string(), |c| c.to_string());
+        let margin = self.obstacle_margin_m;
+        if let Some(c) = self.contacts.first() {
+            let line = match c.by {
+                ContactBy::Vehicle => format!(
+                    "collided with {} {} at {:.2} s at {:.2} m/s: FAIL",
+                    c.kind, c.index, c.t_s, c.ego_speed_mps
+                ),
+                ContactBy::Actor => format!(
+                    "struck at rest by {} {} at {:.2} s (the vehicle had stopped): FAIL",
+                    c.kind, c.index, c.t_s
+                ),
+            };
+            return (line, false);
+        }
+        if self.collided {
+            return ("collided: FAIL".to_string(), false);
+        }
+        match (self.stopped, self.gap_m) {
+            (true, Some(g)) if g >= margin => (
+                format!(
+                    "stopped {g:.2} m before the nearest obstacle, beyond the {margin:.2} m margin of {class}: ok"
+                ),
+                true,
+            ),
+            (true, Some(g)) => (
+                format!(
+                    "stopped {g:.2} m before the nearest obstacle, inside the {margin:.2} m margin of {class}: FAIL"
+                ),
+                false,
+            ),
+            (true, None) => ("stopped, no obstacle in the scenario: ok".to_string(), true),
+            (false, Some(g)) => (
+                format!(
+                    "still moving at {:.2} m/s at the end, {g:.2} m from the nearest obstacle, no collision: ok",
+                    self.final_speed_mps
+                ),
+                true,
+            ),
+            (false, None) => (
+                format!(
+                    "still moving at {:.2} m/s at the end, no collision: ok",
+                    self.final_speed_mps
+                ),
+                true,
+            ),
+        }
+    }
 }
 
 /// Who made a contact: the vehicle moving (at 0.05 m/s or more), or an actor that moved
@@ -437,6 +499,12 @@ impl Session {
             contacts: t.contacts.clone(),
             closest_actor_m: t.closest_actor,
             moving_rule: self.config.control.shield.moving_obstacle,
+            final_class: self.plant.ground().class,
+            obstacle_margin_m: self
+                .chain
+                .shield()
+                .class_limits(self.plant.ground().class)
+                .obstacle_margin_m,
         }
     }
 }

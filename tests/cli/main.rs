@@ -4,6 +4,7 @@ mod bridge;
 mod bridge_hostile;
 mod check;
 mod config;
+mod conventions;
 mod corridor;
 mod docs;
 mod envelope;
