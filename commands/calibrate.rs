@@ -99,6 +99,11 @@ pub struct CalibrateArgs {
     /// accepts it as envelope_v1.json.
     #[arg(long, value_name = "FILE.json")]
     out: Option<PathBuf>,
+    /// Make a missing kind of test an error (no wet rows; a class with no steering steps
+    /// or no follow tests): by default a warning naming the limit that is then less
+    /// conservative.
+    #[arg(long)]
+    strict: bool,
     /// The output format: `table`, `json` (the envelope, the derivations and the
     /// differences) or `csv` (a row per class and grip level). On stderr with --out -.
     #[arg(long, value_enum, default_value_t = output::Format::Table)]
@@ -225,6 +230,12 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "data/stops/measurements.csv (shipped)".into());
     let cal = calibrate::calibrate(config, &rows).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+    for w in &cal.warnings {
+        if a.strict {
+            anyhow::bail!("{source}: {w} (--strict)");
+        }
+        eprintln!("acres: warning: {source}: {w}");
+    }
     let diffs = calibrate::differences(&config.envelope, &cal.envelope);
     if let Some(p) = &a.out {
         let mut text = serde_json::to_string_pretty(&cal.envelope)?;

@@ -124,13 +124,27 @@ pub enum CalibrationError {
 /// Reads the measurement rows of a CSV file (named `file` in errors).
 pub fn read_csv(
     file: &str,
-    input: impl std::io::Read,
+    mut input: impl std::io::Read,
 ) -> Result<Vec<Measurement>, CalibrationError> {
     let ferr = |message: String| CalibrationError::File {
         file: file.to_string(),
         message,
     };
-    let mut rd = csv::Reader::from_reader(input);
+    // Read whole (a measurement file is small) so that a row's line is counted in the
+    // file itself: the csv reader's own count skips blank lines.
+    let mut data = Vec::new();
+    input
+        .read_to_end(&mut data)
+        .map_err(|e| ferr(e.to_string()))?;
+    let line_of = |byte: u64| {
+        // The position may be that of blank lines before the record.
+        let mut end = (byte as usize).min(data.len());
+        while end < data.len() && matches!(data[end], b'\n' | b'\r') {
+            end += 1;
+        }
+        memchr::memchr_iter(b'\n', &data[..end]).count() as u64 + 1
+    };
+    let mut rd = csv::Reader::from_reader(data.as_slice());
     let headers = rd.headers().map_err(|e| ferr(e.to_string()))?.clone();
     let mut idx = [0usize; 14];
     for (k, c) in COLUMNS.iter().enumerate() {
@@ -144,7 +158,8 @@ pub fn read_csv(
     let mut out = Vec::new();
     for rec in rd.records() {
         let rec = rec.map_err(|e| ferr(e.to_string()))?;
-        out.push(parse_row(file, &rec, &idx)?);
+        let line = rec.position().map_or(0, |p| line_of(p.byte()));
+        out.push(parse_row(file, line, &rec, &idx)?);
     }
     if out.is_empty() {
         return Err(ferr("no measurements".into()));
@@ -155,10 +170,10 @@ pub fn read_csv(
 /// One measurement row; `idx` gives the position of each of [`COLUMNS`].
 fn parse_row(
     file: &str,
+    line: u64,
     rec: &csv::StringRecord,
     idx: &[usize; 14],
 ) -> Result<Measurement, CalibrationError> {
-    let line = rec.position().map_or(0, |p| p.line());
     let cell = |k: usize, message: String| CalibrationError::Cell {
         file: file.to_string(),
         line,
@@ -223,6 +238,22 @@ fn parse_row(
         if text(k).is_empty() {
             return Err(cell(k, format!("a {} test needs a value", text(0))));
         }
+    }
+    // Speeds, distances and the deceleration are magnitudes: a negative one is a sign
+    // error in the rig's export, and a deceleration of 0 stops nothing.
+    for k in [3, 5, 7, 8, 10] {
+        if let Some(v) = num(k)?.filter(|v| *v < 0.0) {
+            return Err(cell(
+                k,
+                format!("{v} is negative; a magnitude ≥ 0 is expected"),
+            ));
+        }
+    }
+    if let Some(a) = m.decel_mps2.filter(|a| *a <= 0.0) {
+        return Err(cell(
+            6,
+            format!("{a} m/s² is not a deceleration (> 0 expected)"),
+        ));
     }
     Ok(m)
 }

@@ -145,6 +145,23 @@ pub fn derive(
     let no_lift = speed_no_lift(&steers);
     let cap = project_cap(class);
     let (speed, binding) = lowest_speed(cap, reach, no_lift);
+    if speed <= 0.0 {
+        // The loader refuses a class whose speed is 0: say why instead of writing it.
+        let why = match binding {
+            "wheel lift" => {
+                let slowest = steers
+                    .iter()
+                    .map(|m| m.speed_mps)
+                    .fold(f64::INFINITY, f64::min);
+                format!(
+                    "every steering step lifts a wheel (the slowest at {slowest} m/s), so no \
+                     speed without wheel lift is known; add steering steps at lower speeds"
+                )
+            }
+            b => format!("the speed rounds down to 0 m/s (bound by the {b})"),
+        };
+        return Err(format!("class `{class}` ({grip} grip): {why}"));
+    }
     let lateral = config
         .envelope
         .grips
@@ -220,6 +237,41 @@ fn lowest_speed(cap: f64, reach: f64, no_lift: Option<f64>) -> (f64, &'static st
 pub struct Calibration {
     pub envelope: EnvelopeConfig,
     pub derivations: Vec<Derivation>,
+    /// Tests the measurements lack, each with the limit that is then less conservative
+    /// (errors with `--strict`).
+    pub warnings: Vec<String>,
+}
+
+/// The tests `rows` lack, each with the limit that is then less conservative than a
+/// full set of measurements would make it.
+pub fn missing_tests(rows: &[Measurement]) -> Vec<String> {
+    let mut out = Vec::new();
+    if !rows.iter().any(|m| m.state == GroundState::Wet) {
+        out.push(
+            "no wet measurements: the `unknown` grip table is calibrated on dry ground \
+             only, so its decelerations and margins are less conservative on wet ground"
+                .to_string(),
+        );
+    }
+    for class in GroundClass::ALL {
+        let has = |k: TestKind| rows.iter().any(|m| m.class == class && m.test == k);
+        if !has(TestKind::Stop) {
+            continue; // an error of its own
+        }
+        if !has(TestKind::Steer) {
+            out.push(format!(
+                "class `{class}`: no steering steps, so no wheel-lift bound: its speed is \
+                 bound only by the project cap and the scan reach (less conservative)"
+            ));
+        }
+        if !has(TestKind::Follow) {
+            out.push(format!(
+                "class `{class}`: no follow tests, so d_m has no follow addition: the \
+                 obstacle margin may be smaller than the vehicle needs (less conservative)"
+            ));
+        }
+    }
+    out
 }
 
 fn table(rows: [ClassLimits; 7]) -> ClassTable {
@@ -261,13 +313,22 @@ pub fn calibrate(config: &Config, rows: &[Measurement]) -> Result<Calibration, S
     } else {
         None
     };
+    let envelope = EnvelopeConfig {
+        latency_s: config.envelope.latency_s,
+        response_s: config.envelope.response_s,
+        grips: GripTables { unknown, dry },
+    };
+    // What is written must load: the loader's own checks, before anything is written.
+    crate::config::validate_envelope(
+        &envelope,
+        "the calibrated envelope",
+        config.control.corridor.range_m,
+    )
+    .map_err(|e| format!("{e} (not written)"))?;
     Ok(Calibration {
-        envelope: EnvelopeConfig {
-            latency_s: config.envelope.latency_s,
-            response_s: config.envelope.response_s,
-            grips: GripTables { unknown, dry },
-        },
+        envelope,
         derivations,
+        warnings: missing_tests(rows),
     })
 }
 
@@ -626,5 +687,83 @@ mod tests {
         let rows = read_csv("m.csv", good.as_bytes()).unwrap();
         let e = calibrate(&Config::builtin(), &rows).unwrap_err();
         assert!(e.contains("asphalt") && e.contains("no stop tests"), "{e}");
+    }
+
+    #[test]
+    fn line_numbers_are_the_files_and_a_negative_deceleration_is_named() {
+        let head = "test,class,state,speed_mps,overshoot_mps,stop_distance_m,decel_mps2,tail_m,stop_time_s,gap_m,margin_used_m,collided,wheel_lift,max_lateral_accel_mps2\n";
+        let row = "stop,gravel,dry,7,0.1,16,1.6,0.08,4.8,,,,,\n";
+        // Blank lines before the bad row: it is the file's line 5.
+        let text = format!("{head}{row}\n\n{}", row.replace("1.6,", "x,"));
+        let e = read_csv("m.csv", text.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("line 5"), "{e}");
+        // Windows line ends count the same.
+        let crlf = format!("{head}{row}{}", row.replace("1.6,", "x,")).replace('\n', "\r\n");
+        let e = read_csv("m.csv", crlf.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("line 3"), "{e}");
+        for (bad, col) in [("-1.6,", "`decel_mps2`"), ("0,", "`decel_mps2`")] {
+            let text = format!("{head}{row}{}", row.replace("1.6,", bad));
+            let e = read_csv("m.csv", text.as_bytes()).unwrap_err().to_string();
+            assert!(e.contains("line 3") && e.contains(col), "{bad}: {e}");
+        }
+        let text = format!("{head}{}", row.replace(",16,", ",-16,"));
+        let e = read_csv("m.csv", text.as_bytes()).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("`stop_distance_m`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_class_whose_every_steering_step_lifts_is_an_error_naming_it() {
+        let mut rows = table(1.6, 0.08, 0.1, 2.5, 9.0);
+        for m in rows.iter_mut() {
+            if m.class == GroundClass::Dirt && m.test == TestKind::Steer {
+                m.wheel_lift = Some(true);
+            }
+        }
+        let e = calibrate(&Config::builtin(), &rows).unwrap_err();
+        assert!(
+            e.contains("`dirt`") && e.contains("every steering step lifts a wheel"),
+            "{e}"
+        );
+        // The slowest steps without lift: a speed, and an envelope that loads.
+        for m in rows.iter_mut() {
+            if m.class == GroundClass::Dirt && m.test == TestKind::Steer && m.speed_mps < 3.5 {
+                m.wheel_lift = Some(false);
+            }
+        }
+        let c = calibrate(&Config::builtin(), &rows).unwrap();
+        assert!(c.envelope.grips.unknown.dirt.speed_mps > 0.0);
+        crate::config::validate_envelope(&c.envelope, "x", 40.0).unwrap();
+    }
+
+    #[test]
+    fn missing_kinds_of_test_are_warned_with_the_limit_they_loosen() {
+        let full = table(1.6, 0.08, 0.1, 2.5, 9.0);
+        assert!(
+            calibrate(&Config::builtin(), &full)
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
+        let dry: Vec<Measurement> = full
+            .iter()
+            .copied()
+            .filter(|m| m.state == GroundState::Dry)
+            .filter(|m| !(m.class == GroundClass::Grass && m.test == TestKind::Steer))
+            .filter(|m| !(m.class == GroundClass::Field && m.test == TestKind::Follow))
+            .collect();
+        let w = calibrate(&Config::builtin(), &dry).unwrap().warnings;
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].contains("no wet measurements") && w[0].contains("less conservative"));
+        assert!(
+            w.iter()
+                .any(|x| x.contains("`grass`") && x.contains("steering"))
+        );
+        assert!(
+            w.iter()
+                .any(|x| x.contains("`field`") && x.contains("follow"))
+        );
     }
 }

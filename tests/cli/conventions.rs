@@ -254,3 +254,46 @@ fn replay_takes_rows_and_summary_formats_apart() {
     let steps = &rec[head.iter().position(|h| h == "steps").unwrap()];
     assert_eq!(steps.parse::<usize>().unwrap(), n);
 }
+
+#[test]
+fn calibrate_warns_of_missing_tests_and_refuses_them_when_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("data/stops/measurements.csv").unwrap();
+    let mut lines = text.lines();
+    let mut dry = lines.next().unwrap().to_string() + "\n";
+    for l in lines.filter(|l| l.split(',').nth(2) == Some("dry")) {
+        dry.push_str(l);
+        dry.push('\n');
+    }
+    let p = dir.path().join("dry.csv");
+    std::fs::write(&p, dry).unwrap();
+    let out = dir.path().join("env.json");
+    let (code, _, err) = run(&[
+        "envelope",
+        "calibrate",
+        "--stops",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning") && err.contains("no wet measurements"),
+        "{err}"
+    );
+    // What calibrate wrote loads.
+    let cfg = dir.path().join("cfg");
+    std::fs::create_dir(&cfg).unwrap();
+    std::fs::copy(&out, cfg.join("envelope_v1.json")).unwrap();
+    let (code, _, err) = run(&["envelope", "show", "--config-dir", cfg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&[
+        "envelope",
+        "calibrate",
+        "--stops",
+        p.to_str().unwrap(),
+        "--strict",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--strict") && err.contains("dry.csv"), "{err}");
+}
