@@ -360,6 +360,26 @@ pub fn distance(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A clap value parser: an image size `WxH` in pixels, each side within
+/// `acres::plot::SIDE_RANGE`.
+pub fn size(s: &str) -> Result<(u32, u32), String> {
+    let (lo, hi) = acres::plot::SIDE_RANGE;
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{s}` is not WxH (for example 1600x900)"))?;
+    let side = |t: &str| -> Result<u32, String> {
+        let v: u32 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{t}` is not a whole number of pixels"))?;
+        if !(lo..=hi).contains(&v) {
+            return Err(format!("{v} px is outside {lo} to {hi}"));
+        }
+        Ok(v)
+    };
+    Ok((side(w)?, side(h)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,8 +389,23 @@ mod tests {
         let t = table(&[
             vec!["class".into(), "v".into()],
             vec!["asphalt".into(), "7.80".into()],
+            vec!["dirt".into(), "10.25".into()],
         ]);
-        assert_eq!(t, "class       v\nasphalt  7.80\n");
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        // The header is underlined, the first column left-aligned, numbers right-aligned.
+        assert!(lines[0].starts_with("class "), "{t}");
+        assert!(lines[1].chars().all(|c| c == '-' || c == ' '), "{t}");
+        assert!(
+            lines[2].starts_with("asphalt") && lines[3].starts_with("dirt "),
+            "{t}"
+        );
+        let end = lines[0].len();
+        assert!(lines.iter().all(|l| l.len() == end), "{t}");
+        assert!(
+            lines[2].ends_with(" 7.80") && lines[3].ends_with("10.25"),
+            "{t}"
+        );
     }
 
     #[test]
@@ -386,5 +421,7 @@ mod tests {
         assert!(positive_speed("0").is_err());
         assert_eq!(distance("10000"), Ok(10_000.0));
         assert!(distance("10000.5").is_err());
+        assert_eq!(size("1600x900"), Ok((1600, 900)));
+        assert!(size("1600").is_err() && size("100x900").is_err() && size("ax9").is_err());
     }
 }

@@ -36,6 +36,10 @@ struct PurePursuitArgs {
     /// The scenario file (JSON, data/scenarios/README.md).
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
+    /// The image size in pixels, WxH (default: 1100 wide; the height of a map-like plot
+    /// follows what it shows).
+    #[arg(long, value_name = "WxH", value_parser = crate::output::size)]
+    pub size: Option<(u32, u32)>,
 }
 
 pub fn image_format(explicit: Option<&str>, out: &std::path::Path) -> anyhow::Result<ImageFormat> {
@@ -86,6 +90,10 @@ struct StopDistanceArgs {
     /// The right end of the speed axis, m/s (above 0, at most 50).
     #[arg(long, value_name = "V", default_value_t = 9.0, value_parser = output::positive_speed, allow_negative_numbers = true)]
     max_speed: f64,
+    /// The image size in pixels, WxH (default: 1100 wide; the height of a map-like plot
+    /// follows what it shows).
+    #[arg(long, value_name = "WxH", value_parser = crate::output::size)]
+    pub size: Option<(u32, u32)>,
 }
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
@@ -98,7 +106,11 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
                 grip,
                 max_speed_mps: a.max_speed,
             };
-            let bytes = acres::plot::stop_distance(&config, opts, format)?;
+            let spec = acres::plot::ImageSpec {
+                format,
+                size: a.size,
+            };
+            let bytes = acres::plot::stop_distance(&config, opts, spec)?;
             output::write_output(&a.out, &bytes)?;
             if a.out.to_str() != Some("-") {
                 global.status(&format!("wrote {}", a.out.display()));
@@ -111,9 +123,12 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             let route = scenario.route()?;
             let mut log = Vec::new();
             let summary = acres::jobs::sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
-            let bytes = acres::plot::pure_pursuit_of_log(
-                &config, &scenario, &route, &log, &summary, format,
-            )?;
+            let spec = acres::plot::ImageSpec {
+                format,
+                size: a.size,
+            };
+            let bytes =
+                acres::plot::pure_pursuit_of_log(&config, &scenario, &route, &log, &summary, spec)?;
             output::write_output(&a.out, &bytes)?;
             if a.out.to_str() != Some("-") {
                 global.status(&format!("wrote {}", a.out.display()));

@@ -97,6 +97,10 @@ pub struct Args {
     /// command and the vehicle speed, and the curvatures below (.png, .svg).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// The image size in pixels, WxH (default: 1100 wide; the height of a map-like plot
+    /// follows what it shows).
+    #[arg(long, value_name = "WxH", value_parser = crate::output::size)]
+    pub size: Option<(u32, u32)>,
     /// The summary's format: `table`, `json` or `csv`. It goes to stderr where the rows
     /// or the plot go to stdout (`-`).
     #[arg(long, value_enum, default_value_t = output::Format::Table)]
@@ -216,18 +220,7 @@ struct CompareSummary {
 
 pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
-    let plot_format = match &args.plot {
-        Some(p) => Some(crate::plot::image_format(None, p)?),
-        None => None,
-    };
-    let stdout_taken = output::check_outputs(&[
-        ("--out", args.out.as_deref(), output::Kind::Text),
-        (
-            "--plot",
-            args.plot.as_deref(),
-            plot_format.map_or(output::Kind::Text, crate::plot::image_kind),
-        ),
-    ])?;
+    let (plot_format, stdout_taken) = check_outputs(&args)?;
     let (mut a, mut b) = replayers(&args, &config)?;
     let name = args.log.display().to_string();
     let src = Source::open(&args, global)?;
@@ -284,12 +277,39 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     sum_b.skipped = skipped;
     sink.close(args.out.as_deref(), global)?;
     if let (Some(p), Some(format)) = (&args.plot, plot_format) {
-        output::write_output(p, &acres::plot::replay(&points, format)?)?;
+        output::write_output(
+            p,
+            &acres::plot::replay(
+                &points,
+                acres::plot::ImageSpec {
+                    format,
+                    size: args.size,
+                },
+            )?,
+        )?;
         if !output::is_stdout(p) {
             global.status(&format!("wrote {}", p.display()));
         }
     }
     print_summary(&args, global, sum_a, sum_b, diffs, stdout_taken)
+}
+
+/// Checks the rows' and the plot's outputs before the work: the plot's format, and
+/// whether one of them goes to stdout.
+fn check_outputs(args: &Args) -> anyhow::Result<(Option<acres::plot::ImageFormat>, bool)> {
+    let plot_format = match &args.plot {
+        Some(p) => Some(crate::plot::image_format(None, p)?),
+        None => None,
+    };
+    let stdout_taken = output::check_outputs(&[
+        ("--out", args.out.as_deref(), output::Kind::Text),
+        (
+            "--plot",
+            args.plot.as_deref(),
+            plot_format.map_or(output::Kind::Text, crate::plot::image_kind),
+        ),
+    ])?;
+    Ok((plot_format, stdout_taken))
 }
 
 /// The summary as a table, JSON or CSV; with `--compare`, both summaries and the

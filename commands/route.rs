@@ -54,6 +54,10 @@ struct CheckArgs {
     /// Also draw curvature, clearance and speed along the route (.png or .svg).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// The image size in pixels, WxH (default: 1100 wide; the height of a map-like plot
+    /// follows what it shows).
+    #[arg(long, value_name = "WxH", value_parser = crate::output::size)]
+    size: Option<(u32, u32)>,
 }
 
 /// Runs `acres route`; `Ok(false)` when a point fails.
@@ -94,7 +98,17 @@ fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {
     };
     let report = route_check::check(&config, &route, corridor.as_ref());
     if let (Some(p), Some(f)) = (&a.plot, format) {
-        output::write_output(p, &acres::plot::route_check(&config, &report, f)?)?;
+        output::write_output(
+            p,
+            &acres::plot::route_check(
+                &config,
+                &report,
+                acres::plot::ImageSpec {
+                    format: f,
+                    size: a.size,
+                },
+            )?,
+        )?;
         if !output::is_stdout(p) {
             global.status(&format!("wrote {}", p.display()));
         }

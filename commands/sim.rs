@@ -43,6 +43,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME", value_parser = ["crossing-person", "oncoming-vehicle"],
           conflicts_with_all = ["scenario", "log"])]
     suite: Option<String>,
+    /// The image size in pixels, WxH (default: 1100 wide; the height of a map-like plot
+    /// follows what it shows).
+    #[arg(long, value_name = "WxH", value_parser = crate::output::size)]
+    size: Option<(u32, u32)>,
     /// The summary's format: `table` (with a verdict line), `json` or `csv` (one row).
     /// Where the log or the plot goes to stdout (`-`), the summary goes to stderr.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -78,13 +82,23 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             scenario.file
         );
     }
+    let spec = |format| acres::plot::ImageSpec {
+        format,
+        size: args.size,
+    };
     let summary = match (&args.plot, plot_format) {
         (Some(plot), Some(format)) => {
             // The plot needs the records: the log is kept in memory for it.
             let mut log = Vec::new();
             let s = sim::run(&config, &scenario, route.clone(), Some(&mut log))?;
-            let bytes =
-                acres::plot::pure_pursuit_of_log(&config, &scenario, &route, &log, &s, format)?;
+            let bytes = acres::plot::pure_pursuit_of_log(
+                &config,
+                &scenario,
+                &route,
+                &log,
+                &s,
+                spec(format),
+            )?;
             if let Some(p) = &args.log {
                 output::write_output(p, &log)?;
                 wrote(global, p);
@@ -267,7 +281,13 @@ fn run_suite(
     }
     if let Some(p) = &args.plot {
         let format = crate::plot::image_format(None, p)?;
-        let bytes = acres::plot::suite(&results, format)?;
+        let bytes = acres::plot::suite(
+            &results,
+            acres::plot::ImageSpec {
+                format,
+                size: args.size,
+            },
+        )?;
         output::write_output(p, &bytes)?;
         wrote(global, p);
     }

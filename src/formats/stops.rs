@@ -167,6 +167,27 @@ pub fn read_csv(
     Ok(out)
 }
 
+/// Speeds, distances and times are magnitudes: a negative one is a sign error in the rig's
+/// export, and a deceleration of 0 stops nothing. The column index and why, where not.
+fn magnitudes(m: &Measurement) -> Result<(), (usize, String)> {
+    let values = [
+        (3, Some(m.speed_mps)),
+        (5, m.stop_distance_m),
+        (7, m.tail_m),
+        (8, m.stop_time_s),
+        (10, m.margin_used_m),
+    ];
+    for (k, v) in values {
+        if let Some(v) = v.filter(|v| *v < 0.0) {
+            return Err((k, format!("{v} is negative; a magnitude ≥ 0 is expected")));
+        }
+    }
+    if let Some(a) = m.decel_mps2.filter(|a| *a <= 0.0) {
+        return Err((6, format!("{a} m/s² is not a deceleration (> 0 expected)")));
+    }
+    Ok(())
+}
+
 /// One measurement row; `idx` gives the position of each of [`COLUMNS`].
 fn parse_row(
     file: &str,
@@ -239,21 +260,6 @@ fn parse_row(
             return Err(cell(k, format!("a {} test needs a value", text(0))));
         }
     }
-    // Speeds, distances and the deceleration are magnitudes: a negative one is a sign
-    // error in the rig's export, and a deceleration of 0 stops nothing.
-    for k in [3, 5, 7, 8, 10] {
-        if let Some(v) = num(k)?.filter(|v| *v < 0.0) {
-            return Err(cell(
-                k,
-                format!("{v} is negative; a magnitude ≥ 0 is expected"),
-            ));
-        }
-    }
-    if let Some(a) = m.decel_mps2.filter(|a| *a <= 0.0) {
-        return Err(cell(
-            6,
-            format!("{a} m/s² is not a deceleration (> 0 expected)"),
-        ));
-    }
+    magnitudes(&m).map_err(|(k, message)| cell(k, message))?;
     Ok(m)
 }

@@ -147,20 +147,10 @@ pub fn derive(
     let (speed, binding) = lowest_speed(cap, reach, no_lift);
     if speed <= 0.0 {
         // The loader refuses a class whose speed is 0: say why instead of writing it.
-        let why = match binding {
-            "wheel lift" => {
-                let slowest = steers
-                    .iter()
-                    .map(|m| m.speed_mps)
-                    .fold(f64::INFINITY, f64::min);
-                format!(
-                    "every steering step lifts a wheel (the slowest at {slowest} m/s), so no \
-                     speed without wheel lift is known; add steering steps at lower speeds"
-                )
-            }
-            b => format!("the speed rounds down to 0 m/s (bound by the {b})"),
-        };
-        return Err(format!("class `{class}` ({grip} grip): {why}"));
+        return Err(format!(
+            "class `{class}` ({grip} grip): {}",
+            no_speed(binding, &steers)
+        ));
     }
     let lateral = config
         .envelope
@@ -188,6 +178,22 @@ pub fn derive(
             lateral_accel_max_mps2: lateral,
         },
     })
+}
+
+/// Why a class has no speed, by what bound it: every steering step lifting a wheel, or a
+/// bound that rounds down to 0.
+fn no_speed(binding: &str, steers: &[&Measurement]) -> String {
+    if binding == "wheel lift" {
+        let slowest = steers
+            .iter()
+            .map(|m| m.speed_mps)
+            .fold(f64::INFINITY, f64::min);
+        return format!(
+            "every steering step lifts a wheel (the slowest at {slowest} m/s), so no speed \
+             without wheel lift is known; add steering steps at lower speeds"
+        );
+    }
+    format!("the speed rounds down to 0 m/s (bound by the {binding})")
 }
 
 /// The deceleration rule: `a = 0.8 × min(measured, controller limit)`, rounded down to

@@ -4,7 +4,7 @@
 use super::*;
 use crate::ground::corridor::Corridor;
 
-fn class_colour(c: crate::ground::MapClass) -> RGBColor {
+pub(super) fn class_colour(c: crate::ground::MapClass) -> RGBColor {
     use crate::ground::MapClass::*;
     match c {
         Asphalt => RGBColor(90, 90, 95),

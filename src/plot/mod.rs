@@ -122,17 +122,42 @@ fn register_fonts() {
     });
 }
 
-/// The size of the rendered images, pixels.
-const SIZE: (u32, u32) = (1100, 720);
+/// The size of the rendered images where none is asked for, pixels.
+pub const SIZE: (u32, u32) = (1100, 720);
 
-/// Renders with either backend and returns the encoded bytes.
+/// The smallest and the largest side of an image, pixels.
+pub const SIDE_RANGE: (u32, u32) = (320, 8000);
+
+/// What to render: the format, and the size in pixels (None: the plot's own, which for a
+/// map-like plot follows the aspect of what it shows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageSpec {
+    pub format: ImageFormat,
+    pub size: Option<(u32, u32)>,
+}
+
+impl From<ImageFormat> for ImageSpec {
+    fn from(format: ImageFormat) -> ImageSpec {
+        ImageSpec { format, size: None }
+    }
+}
+
+impl ImageSpec {
+    /// The size asked for, or `SIZE`.
+    fn size_or_default(&self) -> (u32, u32) {
+        self.size.unwrap_or(SIZE)
+    }
+}
+
+/// Renders with either backend at `size` and returns the encoded bytes.
 fn render(
     format: ImageFormat,
+    size: (u32, u32),
     draw: impl FnOnce(&DrawingArea<BitMapBackend, Shift>) -> Result<(), PlotError>,
     draw_svg: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), PlotError>,
 ) -> Result<Vec<u8>, PlotError> {
     register_fonts();
-    let (w, h) = SIZE;
+    let (w, h) = size;
     match format {
         ImageFormat::Png => {
             let mut rgb = vec![0u8; (w * h * 3) as usize];
@@ -150,9 +175,41 @@ fn render(
                 draw_svg(&root)?;
                 root.present().map_err(draw_err)?;
             }
-            Ok(s.into_bytes())
+            Ok(embed_font(&s).into_bytes())
         }
     }
+}
+
+/// The font family of the embedded font in an SVG.
+const SVG_FONT: &str = "acres DejaVu Sans";
+
+/// An SVG whose text is drawn in the font the PNGs use: the font (DejaVu Sans, bold too
+/// where used) is embedded as an `@font-face` data URL and every text names it first, so
+/// that the SVG looks the same in every viewer (one falls back to its sans-serif where it
+/// ignores embedded fonts).
+fn embed_font(svg: &str) -> String {
+    use base64::Engine;
+    let Some(head_end) = svg.find('>').map(|i| i + 1) else {
+        return svg.to_string();
+    };
+    let face = |weight: &str, bytes: &[u8]| {
+        format!(
+            "@font-face{{font-family:'{SVG_FONT}';font-weight:{weight};src:url(data:font/ttf;base64,{})}}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )
+    };
+    let mut style = face("normal", dejavu::sans::regular());
+    if svg.contains("font-weight=\"bold\"") {
+        style.push_str(&face("bold", dejavu::sans::bold()));
+    }
+    let body = svg[head_end..].replace(
+        "font-family=\"sans-serif\"",
+        &format!("font-family=\"'{SVG_FONT}', sans-serif\""),
+    );
+    format!(
+        "{}\n<defs><style>{style}</style></defs>{body}",
+        &svg[..head_end]
+    )
 }
 
 /// An 8-bit RGB image as PNG bytes.
@@ -197,6 +254,16 @@ mod tests {
         assert!(svg.contains("scan reach 40 m"));
         assert!(svg.contains("speed v (m/s)"));
         assert!(svg.contains("gravel"));
+        // The font travels with the SVG, and every text names it.
+        assert!(svg.contains("@font-face{font-family:'acres DejaVu Sans'"));
+        assert!(!svg.contains("font-family=\"sans-serif\""));
+        // The inset near 7.8 m/s names each curve by its margin.
+        assert!(svg.contains("near 7.8 m/s"));
+        for dm in ["d_m 2.5 m", "d_m 2.4 m", "d_m 2.6 m", "d_m 2.1 m"] {
+            assert!(svg.contains(dm), "{dm}");
+        }
+        // Whole-number ticks without decimals.
+        assert!(svg.contains(">\n45\n<") && !svg.contains(">\n45.0\n<"));
     }
 
     #[test]

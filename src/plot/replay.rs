@@ -28,12 +28,14 @@ pub struct ReplayPoint {
 /// rule intervened), the speed command, the logged command (crossed where it broke a
 /// rule), the other configuration's command (with --compare) and the vehicle's speed;
 /// below, the requested, the commanded, the logged and the other curvature.
-pub fn replay(points: &[ReplayPoint], format: ImageFormat) -> Result<Vec<u8>, PlotError> {
+pub fn replay(points: &[ReplayPoint], spec: impl Into<ImageSpec>) -> Result<Vec<u8>, PlotError> {
     if points.is_empty() {
         return Err(PlotError::Input("the replay has no steps".into()));
     }
+    let spec: ImageSpec = spec.into();
     render(
-        format,
+        spec.format,
+        spec.size_or_default(),
         |a| draw_replay(a, points),
         |a| draw_replay(a, points),
     )
@@ -47,7 +49,7 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(draw_err)?;
-    let (top, bottom) = root.split_vertically(SIZE.1 * 3 / 5);
+    let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 * 3 / 5);
     draw_speeds(&top, pts)?;
     draw_curvatures(&bottom, pts)
 }

@@ -8,13 +8,15 @@ use crate::jobs::route_check::{PointCheck, RouteReport};
 pub fn route_check(
     config: &Config,
     report: &RouteReport,
-    format: ImageFormat,
+    spec: impl Into<ImageSpec>,
 ) -> Result<Vec<u8>, PlotError> {
     if report.all.len() < 2 {
         return Err(PlotError::Input("the route has fewer than 2 points".into()));
     }
+    let spec: ImageSpec = spec.into();
     render(
-        format,
+        spec.format,
+        spec.size_or_default(),
         |a| draw(a, config, report),
         |a| draw(a, config, report),
     )

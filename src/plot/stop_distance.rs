@@ -52,7 +52,7 @@ const PALETTE: [RGBColor; 7] = [
 pub fn stop_distance(
     config: &Config,
     opts: StopDistanceOptions,
-    format: ImageFormat,
+    spec: impl Into<ImageSpec>,
 ) -> Result<Vec<u8>, PlotError> {
     if !(opts.max_speed_mps.is_finite() && opts.max_speed_mps > 0.0) {
         return Err(PlotError::Input(format!(
@@ -62,8 +62,10 @@ pub fn stop_distance(
     }
     let curves = curves(config, opts.grip)?;
     let reach = config.control.corridor.range_m;
+    let spec: ImageSpec = spec.into();
     render(
-        format,
+        spec.format,
+        spec.size_or_default(),
         |a| draw_stop_distance(a, config, &curves, reach, opts),
         |a| draw_stop_distance(a, config, &curves, reach, opts),
     )
@@ -98,12 +100,141 @@ where
         .y_label_area_size(64)
         .build_cartesian_2d(0.0..vmax, 0.0..ymax)
         .map_err(draw_err)?;
-    axes(&mut chart, "speed v (m/s)", "stop distance d_stop (m)", 17)?;
+    chart
+        .configure_mesh()
+        .x_desc("speed v (m/s)")
+        .y_desc("stop distance d_stop (m)")
+        .x_label_formatter(&|v| super::pure_pursuit::tick(*v))
+        .y_label_formatter(&|v| super::pure_pursuit::tick(*v))
+        .label_style(("sans-serif", 17))
+        .axis_desc_style(("sans-serif", 19))
+        .light_line_style(RGBColor(238, 238, 238))
+        .draw()
+        .map_err(draw_err)?;
 
     draw_curves(&mut chart, curves, reach, vmax)?;
     label_speeds(&mut chart, curves, vmax, ymax)?;
     annotate_fastest(&mut chart, curves, reach, vmax, ymax)?;
     legend(&mut chart, SeriesLabelPosition::LowerRight, 17)?;
+    draw_inset(root, curves, reach, vmax)?;
+    Ok(())
+}
+
+/// An inset in the empty upper left of the chart: the curves within 0.1 m/s of the
+/// fastest class speed, where on the full scale they lie within a line's width of each
+/// other, each named by its margin `d_m`.
+fn draw_inset<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    curves: &[Curve],
+    reach: f64,
+    vmax: f64,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let fastest = curves
+        .iter()
+        .flat_map(|c| c.classes.iter().map(|(_, r)| r.speed_mps))
+        .fold(0.0f64, f64::max);
+    if fastest <= 0.0 || fastest > vmax || curves.len() < 2 {
+        return Ok(());
+    }
+    let (v0, v1) = ((fastest - 0.1).max(0.0), (fastest + 0.1).min(vmax));
+    let ds: Vec<f64> = curves
+        .iter()
+        .flat_map(|c| [c.rule.stop_distance(v0), c.rule.stop_distance(v1)])
+        .collect();
+    let lo = ds.iter().cloned().fold(f64::INFINITY, f64::min) - 0.3;
+    let hi = ds.iter().cloned().fold(f64::NEG_INFINITY, f64::max) + 0.3;
+    let (w, h) = root.dim_in_pixel();
+    let (iw, ih) = (w / 3, h * 3 / 10);
+    let area = root.clone().shrink((150, h * 27 / 100), (iw, ih));
+    area.fill(&WHITE).map_err(draw_err)?;
+    let mut inset = ChartBuilder::on(&area)
+        .caption(
+            format!("near {fastest} m/s"),
+            ("sans-serif", 16).into_font(),
+        )
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(44)
+        .build_cartesian_2d(v0..v1, lo..hi)
+        .map_err(draw_err)?;
+    inset
+        .configure_mesh()
+        .x_label_formatter(&|v| super::pure_pursuit::tick(*v))
+        .y_label_formatter(&|v| super::pure_pursuit::tick(*v))
+        .label_style(("sans-serif", 13))
+        .light_line_style(RGBColor(238, 238, 238))
+        .x_labels(6)
+        .y_labels(6)
+        .draw()
+        .map_err(draw_err)?;
+    inset_curves(&mut inset, curves, (v0, v1))?;
+    if (lo..=hi).contains(&reach) {
+        inset
+            .draw_series(DashedLineSeries::new(
+                vec![(v0, reach), (v1, reach)],
+                8,
+                5,
+                RGBColor(90, 90, 90).stroke_width(2),
+            ))
+            .map_err(draw_err)?;
+    }
+    area.draw(&Rectangle::new(
+        [(0, 0), (iw as i32 - 1, ih as i32 - 1)],
+        BLACK.stroke_width(1),
+    ))
+    .map_err(draw_err)?;
+    Ok(())
+}
+
+/// The inset's curves between the speeds `v0` and `v1`, a marker at each class speed in
+/// it, and a legend naming each curve by its margin.
+fn inset_curves<'a, DB: DrawingBackend + 'a>(
+    inset: &mut Chart<'a, DB>,
+    curves: &[Curve],
+    (v0, v1): (f64, f64),
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    for (i, curve) in curves.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let pts: Vec<(f64, f64)> = (0..=60)
+            .map(|k| v0 + (v1 - v0) * k as f64 / 60.0)
+            .map(|v| (v, curve.rule.stop_distance(v)))
+            .collect();
+        inset
+            .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+            .map_err(draw_err)?
+            .label(format!("d_m {} m", curve.rule.obstacle_margin_m))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+        for (_, row) in curve
+            .classes
+            .iter()
+            .filter(|(_, r)| (v0..=v1).contains(&r.speed_mps))
+        {
+            let d = curve.rule.stop_distance(row.speed_mps);
+            inset
+                .draw_series(std::iter::once(Circle::new(
+                    (row.speed_mps, d),
+                    5,
+                    color.filled(),
+                )))
+                .map_err(draw_err)?;
+        }
+    }
+    inset
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 13))
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(160, 160, 160))
+        .draw()
+        .map_err(draw_err)?;
     Ok(())
 }
 

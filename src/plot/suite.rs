@@ -24,7 +24,7 @@ fn label(m: MovingMode) -> &'static str {
 }
 
 /// The suite plot of one or more runs of the same suite.
-pub fn suite(results: &[SuiteResult], format: ImageFormat) -> Result<Vec<u8>, PlotError> {
+pub fn suite(results: &[SuiteResult], spec: impl Into<ImageSpec>) -> Result<Vec<u8>, PlotError> {
     let Some(first) = results.first() else {
         return Err(PlotError::Input("no suite result to draw".into()));
     };
@@ -33,8 +33,10 @@ pub fn suite(results: &[SuiteResult], format: ImageFormat) -> Result<Vec<u8>, Pl
             "the results are of different suites".into(),
         ));
     }
+    let spec: ImageSpec = spec.into();
     render(
-        format,
+        spec.format,
+        spec.size_or_default(),
         |a| draw_suite(a, results),
         |a| draw_suite(a, results),
     )

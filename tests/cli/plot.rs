@@ -119,7 +119,9 @@ fn pure_pursuit_is_drawn_from_a_run() {
         String::from_utf8_lossy(&out.stderr)
     );
     let (w, h, rgb) = decode(&std::fs::read(dir.path().join("pure-pursuit.png")).unwrap());
-    assert_eq!((w, h), (1100, 720));
+    // Cropped to the run at one scale: as wide as the default, much less tall.
+    assert_eq!(w, 1100);
+    assert!((400..700).contains(&h), "{h}");
     // Blue arcs, orange stop distances and the red object are drawn.
     for c in [(30, 90, 200), (240, 140, 20), (200, 30, 30)] {
         assert!(
@@ -133,5 +135,71 @@ fn pure_pursuit_is_drawn_from_a_run() {
         .assert()
         .success();
     let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(text.contains("stopped, gap 2.4"), "the gap is annotated");
+    // The gap and the margin as dimension lines, the formulas with the class limits, the
+    // verdict, a scale bar and a complete legend.
+    for label in [
+        "gap 2.45 m",
+        "d_m 2.40 m",
+        "κ = 2·y_L / L²",
+        "d_stop(v) = d_m + v·T + v²/(2a);  gravel: d_m = 2.4 m, T = 1 s, a = 1.2 m/s²",
+        "beyond the 2.40 m margin of gravel: ok",
+        ">\n5 m\n<",
+        "reference path",
+        "vehicle trace (rear axle)",
+        "pure-pursuit arc, look-ahead point",
+        "d_stop(v) along the command arc",
+        ">\nobject\n<",
+        "final footprint",
+    ] {
+        assert!(text.contains(label), "no {label:?}");
+    }
+    // Four instants, each an arc and a stop distance, over the trace and the path.
+    assert!(text.matches("<circle").count() >= 4);
+    assert!(text.matches("<polyline").count() >= 10);
+    // --size sets the image's size; the run is shown at one scale within it.
+    let sized = dir.path().join("s.png");
+    acres()
+        .args([
+            "plot",
+            "pure-pursuit",
+            "--size",
+            "800x800",
+            "--out",
+            sized.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let (w, h, _) = decode(&std::fs::read(&sized).unwrap());
+    assert_eq!((w, h), (800, 800));
+    let (code, _, err) = super::run(&["plot", "pure-pursuit", "--size", "80x80"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--size"), "{err}");
+}
+
+#[test]
+fn a_long_run_is_drawn_on_its_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("farm.svg");
+    let (code, _, err) = super::run(&[
+        "sim",
+        "-q",
+        "--scenario",
+        "data/scenarios/farm_terrace_wet.json",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // The map's classes under the run (many runs of cells), named in the legend, a
+    // scale bar of a round length, and the title cut to the width.
+    assert!(text.matches("<rect").count() > 100);
+    for label in [
+        ">\nmap:\n<",
+        ">\ngravel\n<",
+        ">\ngrass\n<",
+        ">\n100 m\n<",
+        "…",
+    ] {
+        assert!(text.contains(label), "no {label:?}");
+    }
 }
