@@ -72,6 +72,14 @@ pub struct Args {
     /// in the single form the output goes there instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Also draw the chunks over their route (.png or .svg; the single form): refused ones
+    /// in the colour of their rule with the first failing sample crossed, accepted ones in
+    /// green, the corridor's excluded ground in grey where --corridor is given.
+    #[arg(long, value_name = "FILE", conflicts_with = "batch")]
+    plot: Option<PathBuf>,
+    /// The plot's size in pixels, WxH (default 1100x720).
+    #[arg(long, value_name = "WxH", value_parser = crate::output::size, requires = "plot")]
+    size: Option<(u32, u32)>,
     /// The batch form's longest line, bytes: a longer line is a `malformed` verdict and is
     /// never held whole in memory.
     #[arg(long, value_name = "BYTES", default_value_t = batch::DEFAULT_MAX_LINE_BYTES)]
@@ -98,7 +106,14 @@ fn rules_help() -> String {
 
 /// Runs the command; returns whether every chunk was accepted.
 pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
-    output::check_outputs(&[("--out", args.out.as_deref(), output::Kind::Text)])?;
+    let plot_kind = match &args.plot {
+        Some(p) => crate::plot::image_kind(crate::plot::image_format(None, p)?),
+        None => output::Kind::Text,
+    };
+    output::check_outputs(&[
+        ("--out", args.out.as_deref(), output::Kind::Text),
+        ("--plot", args.plot.as_deref(), plot_kind),
+    ])?;
     let config = global.load_config()?;
     let mut checker = TrajectoryChecker::new(&config, args.grip.grip)
         .ok_or_else(|| anyhow!("the envelope has no `grips.{}` table", args.grip.grip))?;
@@ -157,6 +172,19 @@ fn run_single(
     };
     let verdicts = check_file(file, judge)?;
     let records: Vec<BatchRecord> = verdicts.iter().map(BatchRecord::of).collect();
+    if let Some(p) = &args.plot {
+        let format = crate::plot::image_format(None, p)?;
+        let (routes, chunks) = plot_chunks(file, judge, &records)?;
+        let spec = acres::plot::ImageSpec {
+            format,
+            size: args.size,
+        };
+        let bytes = acres::plot::check(&routes, &chunks, judge.corridor(), spec)?;
+        output::write_output(p, &bytes)?;
+        if !output::is_stdout(p) {
+            global.status(&format!("wrote {}", p.display()));
+        }
+    }
     let text = match args.format.unwrap_or(Format::Table) {
         Format::Json => {
             let mut t = serde_json::to_string_pretty(&records)?;
@@ -213,6 +241,54 @@ fn check_file(file: &std::path::Path, judge: &Judge) -> anyhow::Result<Vec<Chunk
         .enumerate()
         .map(|(i, item)| judge.value(i, item, &mut buf))
         .collect())
+}
+
+/// The chunks of a file as the check plot draws them (each chunk's samples on its route,
+/// with its verdict), and the routes they lie on.
+type PlotInput = (Vec<Vec<(f64, f64)>>, Vec<acres::plot::CheckedChunk>);
+
+fn plot_chunks(
+    file: &std::path::Path,
+    judge: &Judge,
+    records: &[BatchRecord],
+) -> anyhow::Result<PlotInput> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&sanitize(&text))?;
+    let items = match value {
+        serde_json::Value::Array(a) => a,
+        serde_json::Value::Object(mut o) => match o.remove("chunks") {
+            Some(serde_json::Value::Array(a)) => a,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let (mut routes, mut seen) = (Vec::new(), Vec::new());
+    let mut chunks = Vec::new();
+    let mut buf = Vec::new();
+    for (item, r) in items.into_iter().zip(records) {
+        let Ok(chunk) = serde_json::from_value::<acres::chain::checker::Chunk>(item) else {
+            continue;
+        };
+        let Ok(route) = judge.route_of(&chunk) else {
+            continue;
+        };
+        if chunk.offsets_m.is_empty() || !chunk.start_station_m.is_finite() {
+            continue;
+        }
+        acres::chain::checker::convert(&chunk, &route, &mut buf);
+        if !seen.iter().any(|p| std::sync::Arc::ptr_eq(p, &route)) {
+            routes.push(route.line().0.iter().map(|c| (c.x, c.y)).collect());
+            seen.push(route.clone());
+        }
+        chunks.push(acres::plot::CheckedChunk {
+            index: r.index,
+            points: buf.iter().map(|s| (s.x_m, s.y_m)).collect(),
+            reason: r.reason,
+            first_index: r.first_index,
+        });
+    }
+    Ok((routes, chunks))
 }
 
 /// The verdicts as a table; with margins, the tightest rule of each chunk.

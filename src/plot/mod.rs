@@ -13,6 +13,7 @@ use plotters::style::{FontStyle, register_font};
 use std::path::Path;
 use std::sync::Once;
 
+mod check;
 mod corridor;
 mod pure_pursuit;
 mod replay;
@@ -20,6 +21,7 @@ mod route_check;
 mod stop_distance;
 mod suite;
 
+pub use check::{CheckedChunk, check};
 pub use corridor::{corridor_image, corridor_world_file};
 pub use pure_pursuit::{pure_pursuit, pure_pursuit_of_log};
 pub use replay::{ReplayPoint, replay};
@@ -86,11 +88,25 @@ where
         .configure_mesh()
         .x_desc(x)
         .y_desc(y)
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
         .label_style(("sans-serif", font))
         .axis_desc_style(("sans-serif", font + 2))
         .light_line_style(RGBColor(238, 238, 238))
         .draw()
         .map_err(draw_err)
+}
+
+/// A tick label without needless decimals: `45`, `2.5`, `0.25`.
+fn tick(v: f64) -> String {
+    let r = (v * 100.0).round() / 100.0;
+    let s = format!("{r:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
 }
 
 /// Draws a chart's legend in the shared style at `pos`.

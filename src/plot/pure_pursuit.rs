@@ -648,18 +648,6 @@ where
     Ok(())
 }
 
-/// A tick label without needless decimals: `45`, `2.5`, `0.25`.
-pub(super) fn tick(v: f64) -> String {
-    let r = (v * 100.0).round() / 100.0;
-    let s = format!("{r:.2}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
-    }
-}
-
 /// Each actor's track (purple, a dot where it is at the end), and each contact of the
 /// run (a cross at the actor's place or the vehicle's front, with who made it).
 fn draw_actors<DB: DrawingBackend>(

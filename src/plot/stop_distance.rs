@@ -104,8 +104,8 @@ where
         .configure_mesh()
         .x_desc("speed v (m/s)")
         .y_desc("stop distance d_stop (m)")
-        .x_label_formatter(&|v| super::pure_pursuit::tick(*v))
-        .y_label_formatter(&|v| super::pure_pursuit::tick(*v))
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
         .label_style(("sans-serif", 17))
         .axis_desc_style(("sans-serif", 19))
         .light_line_style(RGBColor(238, 238, 238))
@@ -162,8 +162,8 @@ where
         .map_err(draw_err)?;
     inset
         .configure_mesh()
-        .x_label_formatter(&|v| super::pure_pursuit::tick(*v))
-        .y_label_formatter(&|v| super::pure_pursuit::tick(*v))
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
         .label_style(("sans-serif", 13))
         .light_line_style(RGBColor(238, 238, 238))
         .x_labels(6)

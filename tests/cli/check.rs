@@ -456,3 +456,44 @@ fn the_note_is_in_every_format() {
         );
     }
 }
+
+#[test]
+fn the_plot_colours_refused_chunks_by_their_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut chunks = Vec::new();
+    for f in [
+        "accepted.json",
+        "refused_curvature.json",
+        "refused_speed.json",
+    ] {
+        let text = std::fs::read_to_string(format!("data/chunks/{f}")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        chunks.push(v["chunks"][0].clone());
+    }
+    let file = dir.path().join("three.json");
+    std::fs::write(&file, serde_json::json!({ "chunks": chunks }).to_string()).unwrap();
+    let svg = dir.path().join("check.svg");
+    let (code, out, err) = super::run(&[
+        "check",
+        file.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for label in [
+        "acres check: 3 chunks, 2 refused",
+        "refused: curvature",
+        "refused: speed",
+        ">\naccepted\n<",
+        "first failing sample",
+        ">\n#2\n<",
+    ] {
+        assert!(text.contains(label), "no {label:?}");
+    }
+    // Not with the batch form.
+    let (code, _, err) = super::run(&[
+        "check", "--batch", "x.jsonl", "--out", "-", "--plot", "p.png",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}

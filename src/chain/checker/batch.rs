@@ -155,6 +155,11 @@ impl<'a> Judge<'a> {
         self.opts
     }
 
+    /// The corridor of the point and corridor rules, where one is loaded.
+    pub fn corridor(&self) -> Option<&crate::ground::Corridor> {
+        self.checker.corridor()
+    }
+
     /// The verdict of a parsed chunk.
     pub fn chunk(&self, index: usize, chunk: &Chunk, buf: &mut Vec<Sample>) -> ChunkVerdict {
         let verdict = |result: CheckResult, margins| ChunkVerdict {
@@ -229,7 +234,7 @@ impl<'a> Judge<'a> {
 
     /// The chunk's route: the one it names (beside the input, or shipped), else the
     /// default; each name is loaded once.
-    fn route_of(&self, chunk: &Chunk) -> Result<Arc<Path>, String> {
+    pub fn route_of(&self, chunk: &Chunk) -> Result<Arc<Path>, String> {
         let Some(name) = &chunk.route else {
             return self
                 .opts

@@ -243,6 +243,11 @@ impl TrajectoryChecker {
         })
     }
 
+    /// The corridor of the point and corridor rules, where one is set.
+    pub fn corridor(&self) -> Option<&Corridor> {
+        self.corridor.as_deref()
+    }
+
     /// Adds the corridor of the point and corridor rules.
     pub fn with_corridor(mut self, corridor: Arc<Corridor>) -> TrajectoryChecker {
         self.corridor = Some(corridor);
