@@ -93,7 +93,11 @@ where
     let refused = chunks.iter().filter(|c| c.reason.is_some()).count();
     let mut chart = ChartBuilder::on(root)
         .caption(
-            format!("acres check: {} chunks, {refused} refused", chunks.len()),
+            format!(
+                "acres check: {} chunk{}, {refused} refused",
+                chunks.len(),
+                if chunks.len() == 1 { "" } else { "s" }
+            ),
             ("sans-serif", 22).into_font(),
         )
         .margin(14)
@@ -106,9 +110,10 @@ where
         draw_excluded(&mut chart, c, (x0, x1), (y0, y1))?;
     }
     let grey = RGBColor(110, 110, 110);
-    for (i, r) in routes.iter().enumerate() {
+    let runs = routes.iter().flat_map(|r| clip_runs(r, (x0, x1), (y0, y1)));
+    for (i, r) in runs.enumerate() {
         let s = chart
-            .draw_series(DashedLineSeries::new(r.clone(), 8, 6, grey.stroke_width(2)))
+            .draw_series(DashedLineSeries::new(r, 8, 6, grey.stroke_width(2)))
             .map_err(draw_err)?;
         if i == 0 {
             s.label("route").legend(move |(x, y)| {

@@ -109,6 +109,63 @@ fn tick(v: f64) -> String {
     }
 }
 
+/// The runs of a polyline inside the box `x` × `y`, each segment cut where it crosses the
+/// box's edge (Liang–Barsky): plotters draws a point outside the chart on its edge, which
+/// would trace a false line along the border.
+fn clip_runs(points: &[(f64, f64)], x: (f64, f64), y: (f64, f64)) -> Vec<Vec<(f64, f64)>> {
+    let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+    for w in points.windows(2) {
+        let Some((a, b)) = clip_segment(w[0], w[1], x, y) else {
+            continue;
+        };
+        match runs.last_mut() {
+            Some(run) if run.last() == Some(&a) => run.push(b),
+            _ => runs.push(vec![a, b]),
+        }
+    }
+    runs
+}
+
+/// The part of the segment `p`–`q` inside the box, where there is one.
+fn clip_segment(
+    p: (f64, f64),
+    q: (f64, f64),
+    x: (f64, f64),
+    y: (f64, f64),
+) -> Option<((f64, f64), (f64, f64))> {
+    let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (den, num) in [
+        (-dx, p.0 - x.0),
+        (dx, x.1 - p.0),
+        (-dy, p.1 - y.0),
+        (dy, y.1 - p.1),
+    ] {
+        if den == 0.0 {
+            if num < 0.0 {
+                return None;
+            }
+        } else {
+            let t = num / den;
+            if den < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+        }
+    }
+    let at = |t: f64| {
+        if t == 0.0 {
+            p
+        } else if t == 1.0 {
+            q
+        } else {
+            (p.0 + t * dx, p.1 + t * dy)
+        }
+    };
+    (t0 <= t1).then(|| (at(t0), at(t1)))
+}
+
 /// Draws a chart's legend in the shared style at `pos`.
 fn legend<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
@@ -256,6 +313,36 @@ mod tests {
         );
         let e = ImageFormat::from_path(Path::new("a.jpg")).unwrap_err();
         assert!(e.to_string().contains("a.jpg"));
+    }
+
+    #[test]
+    fn polylines_are_cut_at_the_box() {
+        let line = [
+            (-5.0, 0.0),
+            (1.0, 0.0),
+            (2.0, 0.0),
+            (20.0, 0.0),
+            (4.0, 0.5),
+            (4.0, 5.0),
+        ];
+        let runs = clip_runs(&line, (0.0, 10.0), (-1.0, 1.0));
+        assert_eq!(
+            runs,
+            vec![
+                vec![(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (10.0, 0.0)],
+                vec![(10.0, 0.3125), (4.0, 0.5), (4.0, 1.0)],
+            ]
+        );
+        // A segment across the whole box with both ends outside is kept, cut at both.
+        assert_eq!(
+            clip_runs(&[(-10.0, 0.0), (20.0, 0.0)], (0.0, 10.0), (-1.0, 1.0)),
+            vec![vec![(0.0, 0.0), (10.0, 0.0)]]
+        );
+        assert!(clip_runs(&line, (30.0, 40.0), (0.0, 1.0)).is_empty());
+        assert_eq!(tick(45.0), "45");
+        assert_eq!(tick(2.5), "2.5");
+        assert_eq!(tick(-0.001), "0");
+        assert_eq!(tick(0.25), "0.25");
     }
 
     #[test]

@@ -278,9 +278,11 @@ impl Figure<'_> {
         DB::ErrorType: 'static,
     {
         let path: Vec<(f64, f64)> = self.route.line().0.iter().map(|c| (c.x, c.y)).collect();
-        chart
-            .draw_series(DashedLineSeries::new(path, 8, 6, GREY.stroke_width(2)))
-            .map_err(draw_err)?;
+        for run in clip_runs(&path, self.view.x, self.view.y) {
+            chart
+                .draw_series(DashedLineSeries::new(run, 8, 6, GREY.stroke_width(2)))
+                .map_err(draw_err)?;
+        }
         for o in &self.scenario.obstacles {
             let pts: Vec<(f64, f64)> = o
                 .outline()
