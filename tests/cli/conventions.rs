@@ -297,3 +297,39 @@ fn calibrate_warns_of_missing_tests_and_refuses_them_when_strict() {
     assert_eq!(code, 1);
     assert!(err.contains("--strict") && err.contains("dry.csv"), "{err}");
 }
+
+#[test]
+fn binary_output_is_refused_onto_a_terminal() {
+    // `script` gives the command a terminal as stdout (util-linux; on every CI machine of
+    // this project). Where it is missing the test says so and checks nothing else.
+    let Ok(script) = which_script() else {
+        eprintln!("no `script` command: the terminal case is not exercised here");
+        return;
+    };
+    let bin = assert_cmd::cargo::cargo_bin("acres");
+    let run_on_tty = |args: &str| {
+        let out = std::process::Command::new(&script)
+            .args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run_on_tty("plot stop-distance -q -o -");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("binary") && out.contains("redirect"), "{out}");
+    // Text may go there.
+    let (code, out) = run_on_tty("plot stop-distance -q -o - --image-format svg");
+    assert_eq!(code, Some(0));
+    assert!(out.contains("<svg"), "{}", &out[..out.len().min(200)]);
+}
+
+fn which_script() -> Result<std::path::PathBuf, ()> {
+    ["/usr/bin/script", "/bin/script"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.exists())
+        .ok_or(())
+}
