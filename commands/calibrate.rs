@@ -99,6 +99,14 @@ pub struct CalibrateArgs {
     /// accepts it as envelope_v1.json.
     #[arg(long, value_name = "FILE.json")]
     out: Option<PathBuf>,
+    /// Also draw the measurements against the calibrated limits (.png or .svg): each stop
+    /// under its class's calibrated d_stop(v), each steering step (wheel lift or none)
+    /// beside its class's calibrated speed.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// The plot's size in pixels, WxH (default 1100x720).
+    #[arg(long, value_name = "WxH", value_parser = output::size, requires = "plot")]
+    size: Option<(u32, u32)>,
     /// Make a missing kind of test an error (no wet rows; a class with no steering steps
     /// or no follow tests): by default a warning naming the limit that is then less
     /// conservative.
@@ -216,7 +224,18 @@ fn measure_on_bridge(
 }
 
 pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::Result<()> {
-    let stdout_taken = output::check_outputs(&[("--out", a.out.as_deref(), output::Kind::Text)])?;
+    let plot_format = match &a.plot {
+        Some(p) => Some(crate::plot::image_format(None, p)?),
+        None => None,
+    };
+    let stdout_taken = output::check_outputs(&[
+        ("--out", a.out.as_deref(), output::Kind::Text),
+        (
+            "--plot",
+            a.plot.as_deref(),
+            plot_format.map_or(output::Kind::Text, crate::plot::image_kind),
+        ),
+    ])?;
     let rows = match &a.stops {
         Some(p) => {
             let f = std::fs::File::open(p).with_context(|| format!("reading {}", p.display()))?;
@@ -237,6 +256,16 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
         eprintln!("acres: warning: {source}: {w}");
     }
     let diffs = calibrate::differences(&config.envelope, &cal.envelope);
+    if let (Some(p), Some(format)) = (&a.plot, plot_format) {
+        let spec = acres::plot::ImageSpec {
+            format,
+            size: a.size,
+        };
+        output::write_output(p, &acres::plot::calibration(config, &rows, &cal, spec)?)?;
+        if !output::is_stdout(p) {
+            global.status(&format!("wrote {}", p.display()));
+        }
+    }
     if let Some(p) = &a.out {
         let mut text = serde_json::to_string_pretty(&cal.envelope)?;
         text.push('\n');

@@ -13,6 +13,7 @@ use plotters::style::{FontStyle, register_font};
 use std::path::Path;
 use std::sync::Once;
 
+mod calibration;
 mod check;
 mod corridor;
 mod pure_pursuit;
@@ -21,6 +22,7 @@ mod route_check;
 mod stop_distance;
 mod suite;
 
+pub use calibration::calibration;
 pub use check::{CheckedChunk, check};
 pub use corridor::{corridor_image, corridor_world_file};
 pub use pure_pursuit::{pure_pursuit, pure_pursuit_of_log};

@@ -333,3 +333,39 @@ fn which_script() -> Result<std::path::PathBuf, ()> {
         .find(|p| p.exists())
         .ok_or(())
 }
+
+#[test]
+fn calibrate_draws_every_measurement_against_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("cal.svg");
+    let (code, _, err) = run(&[
+        "envelope",
+        "calibrate",
+        "-q",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // A dot or ring per stop and steering step of the shipped file.
+    let csv = std::fs::read_to_string("data/stops/measurements.csv").unwrap();
+    let drawn = csv
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("stop,") || l.starts_with("steer,"))
+        .count();
+    assert_eq!(text.matches("<circle").count(), drawn);
+    // A calibrated curve and a legend entry per class, and a bar per class speed.
+    for class in [
+        "asphalt",
+        "concrete",
+        "gravel",
+        "grass_lane",
+        "dirt",
+        "grass",
+        "field",
+    ] {
+        assert!(text.contains(&format!("{class}: d_m ")), "{class}");
+    }
+    assert!(text.contains("Steering steps: wheel lift"));
+}
