@@ -212,20 +212,7 @@ where
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
             });
-        for (_, row) in curve
-            .classes
-            .iter()
-            .filter(|(_, r)| (v0..=v1).contains(&r.speed_mps))
-        {
-            let d = curve.rule.stop_distance(row.speed_mps);
-            inset
-                .draw_series(std::iter::once(Circle::new(
-                    (row.speed_mps, d),
-                    5,
-                    color.filled(),
-                )))
-                .map_err(draw_err)?;
-        }
+        class_markers(inset, curve, color, (v0, v1), 5)?;
     }
     inset
         .configure_series_labels()
@@ -240,8 +227,8 @@ where
 
 /// The scan reach (every entry of the envelope must stop inside it), one curve per stop
 /// rule, and a marker at each class's vehicle speed.
-fn draw_curves<DB: DrawingBackend>(
-    chart: &mut Chart<'_, DB>,
+fn draw_curves<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
     curves: &[Curve],
     reach: f64,
     vmax: f64,
@@ -284,18 +271,36 @@ where
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
             });
-        for (_, row) in curve.classes.iter().filter(|(_, r)| r.speed_mps <= vmax) {
-            let d = curve.rule.stop_distance(row.speed_mps);
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (row.speed_mps, d),
-                    6,
-                    color.filled(),
-                )))
-                .map_err(draw_err)?;
-        }
+        class_markers(chart, curve, color, (0.0, vmax), 6)?;
     }
 
+    Ok(())
+}
+
+/// A marker of `radius` px on a curve at each of its classes' vehicle speeds within
+/// `speeds`.
+fn class_markers<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    curve: &Curve,
+    color: RGBColor,
+    (v0, v1): (f64, f64),
+    radius: u32,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let markers = curve
+        .classes
+        .iter()
+        .filter(|(_, r)| (v0..=v1).contains(&r.speed_mps))
+        .map(|(_, r)| {
+            Circle::new(
+                (r.speed_mps, curve.rule.stop_distance(r.speed_mps)),
+                radius,
+                color.filled(),
+            )
+        });
+    chart.draw_series(markers).map_err(draw_err)?;
     Ok(())
 }
 
