@@ -447,3 +447,42 @@ fn ctrl_c_stops_disables_and_keeps_what_was_received() {
     assert!((100..400).contains(&rows.len()), "{} rows", rows.len());
     assert_eq!(&rows.last().unwrap()[en], "false");
 }
+
+/// `--plot` draws the drive's reports: the speed reference and the measured speed, the
+/// wheel angle, the throttle and brake outputs.
+#[test]
+fn the_client_plots_its_reports() {
+    let s = serve(None);
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("dbw.svg");
+    let (code, out, err) = client(
+        &s,
+        &[
+            "--steps",
+            "demo",
+            "--duration",
+            "2",
+            "--plot",
+            svg.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for label in [
+        "DBW reports of the drive",
+        "vel_ref (ULC speed reference)",
+        "vel_meas (measured)",
+        "road wheel angle",
+        "throttle output",
+        "brake output",
+    ] {
+        assert!(text.contains(label), "no {label:?}");
+    }
+    // A folder that does not exist is refused before connecting.
+    let (code, _, err) = client(&s, &["--steps", "demo", "--plot", "nodir/p.png"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--plot") && err.contains("does not exist"),
+        "{err}"
+    );
+}
