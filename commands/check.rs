@@ -170,11 +170,14 @@ fn run_single(
         ),
         None => None,
     };
-    let verdicts = check_file(file, judge)?;
+    let items = read_items(file)?;
+    // The plot draws the items again after the verdicts: kept only for it.
+    let for_plot = args.plot.as_ref().map(|_| items.clone());
+    let verdicts = check_items(items, judge);
     let records: Vec<BatchRecord> = verdicts.iter().map(BatchRecord::of).collect();
-    if let Some(p) = &args.plot {
+    if let (Some(p), Some(items)) = (&args.plot, &for_plot) {
         let format = crate::plot::image_format(None, p)?;
-        let (routes, chunks) = plot_chunks(file, judge, &records)?;
+        let (routes, chunks) = plot_chunks(items, judge, &records);
         let spec = acres::plot::ImageSpec {
             format,
             size: args.size,
@@ -213,10 +216,10 @@ fn run_single(
     Ok(records.iter().all(|r| r.verdict == "accepted"))
 }
 
-/// The verdicts of a chunk file: an array of chunks or `{"chunks": [...]}`. Numbers that
-/// are not finite make that chunk `malformed`, not the file; a file that is not JSON is
-/// an error naming it.
-fn check_file(file: &std::path::Path, judge: &Judge) -> anyhow::Result<Vec<ChunkVerdict>> {
+/// The items of a chunk file: an array of chunks or `{"chunks": [...]}`; a file that is
+/// not JSON, or of another shape, is an error naming it. Numbers that are not finite are
+/// judged later: they make that chunk `malformed`, not the file.
+fn read_items(file: &std::path::Path) -> anyhow::Result<Vec<serde_json::Value>> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let value: serde_json::Value = serde_json::from_str(&sanitize(&text))
@@ -227,47 +230,37 @@ fn check_file(file: &std::path::Path, judge: &Judge) -> anyhow::Result<Vec<Chunk
             file.display()
         )
     };
-    let items = match value {
-        serde_json::Value::Array(a) => a,
+    match value {
+        serde_json::Value::Array(a) => Ok(a),
         serde_json::Value::Object(mut o) => match o.remove("chunks") {
-            Some(serde_json::Value::Array(a)) => a,
-            _ => return Err(shape()),
+            Some(serde_json::Value::Array(a)) => Ok(a),
+            _ => Err(shape()),
         },
-        _ => return Err(shape()),
-    };
+        _ => Err(shape()),
+    }
+}
+
+/// The verdict of each item of a chunk file.
+fn check_items(items: Vec<serde_json::Value>, judge: &Judge) -> Vec<ChunkVerdict> {
     let mut buf = Vec::new();
-    Ok(items
+    items
         .into_iter()
         .enumerate()
         .map(|(i, item)| judge.value(i, item, &mut buf))
-        .collect())
+        .collect()
 }
 
 /// The chunks of a file as the check plot draws them (each chunk's samples on its route,
 /// with its verdict), and the routes they lie on.
 type PlotInput = (Vec<Vec<(f64, f64)>>, Vec<acres::plot::CheckedChunk>);
 
-fn plot_chunks(
-    file: &std::path::Path,
-    judge: &Judge,
-    records: &[BatchRecord],
-) -> anyhow::Result<PlotInput> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&sanitize(&text))?;
-    let items = match value {
-        serde_json::Value::Array(a) => a,
-        serde_json::Value::Object(mut o) => match o.remove("chunks") {
-            Some(serde_json::Value::Array(a)) => a,
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
+fn plot_chunks(items: &[serde_json::Value], judge: &Judge, records: &[BatchRecord]) -> PlotInput {
     let (mut routes, mut seen) = (Vec::new(), Vec::new());
     let mut chunks = Vec::new();
     let mut buf = Vec::new();
-    for (item, r) in items.into_iter().zip(records) {
-        let Ok(chunk) = serde_json::from_value::<acres::chain::checker::Chunk>(item) else {
+    for (item, r) in items.iter().zip(records) {
+        let Ok(chunk) = <acres::chain::checker::Chunk as serde::Deserialize>::deserialize(item)
+        else {
             continue;
         };
         let Ok(route) = judge.route_of(&chunk) else {
@@ -288,7 +281,7 @@ fn plot_chunks(
             first_index: r.first_index,
         });
     }
-    Ok((routes, chunks))
+    (routes, chunks)
 }
 
 /// The verdicts as a table; with margins, the tightest rule of each chunk.

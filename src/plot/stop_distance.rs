@@ -100,17 +100,7 @@ where
         .y_label_area_size(64)
         .build_cartesian_2d(0.0..vmax, 0.0..ymax)
         .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("speed v (m/s)")
-        .y_desc("stop distance d_stop (m)")
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
-        .label_style(("sans-serif", 17))
-        .axis_desc_style(("sans-serif", 19))
-        .light_line_style(RGBColor(238, 238, 238))
-        .draw()
-        .map_err(draw_err)?;
+    axes(&mut chart, "speed v (m/s)", "stop distance d_stop (m)", 17)?;
 
     draw_curves(&mut chart, curves, reach, vmax)?;
     label_speeds(&mut chart, curves, vmax, ymax)?;
