@@ -74,9 +74,11 @@ struct BuildArgs {
     /// The corridor file to write (`-`: stdout, not onto a terminal).
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
-    /// Also draw the classes, the corridor and d_c as a colour ramp with a legend (PNG),
-    /// with a world file (.pgw) beside it that places it on the map.
-    #[arg(long, value_name = "FILE.png")]
+    /// Also draw the corridor (PNG or SVG by the extension): d_c on a ramp of blues, the
+    /// map's classes outside it, the route, axes in map metres, a legend and a scale bar;
+    /// one pixel a cell (sampled above 2400 cells a side). A PNG gets a world file (.pgw)
+    /// beside it that places it on the map.
+    #[arg(long, value_name = "FILE.png|svg")]
     image: Option<PathBuf>,
     /// The most cells the raster may have (default 2^28, 1 GiB of d_c).
     #[arg(long, value_name = "N", default_value_t = corridor::MAX_CELLS)]
@@ -158,15 +160,20 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         Some(p) => Path::load_on(p, map.crs)?,
         None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
-    if let Some(img) = &a.image {
-        acres::plot::ImageFormat::from_path(img)
-            .ok()
-            .filter(|f| *f == acres::plot::ImageFormat::Png)
-            .ok_or_else(|| anyhow!("{}: the image must be a .png file", img.display()))?;
-    }
+    let image_format = match &a.image {
+        Some(img) => Some(acres::plot::ImageFormat::from_path(img)?),
+        None => None,
+    };
     output::check_outputs(&[
         ("--out", Some(&a.out), output::Kind::Binary),
-        ("--image", a.image.as_deref(), output::Kind::Binary),
+        (
+            "--image",
+            a.image.as_deref(),
+            match image_format {
+                Some(acres::plot::ImageFormat::Svg) => output::Kind::Text,
+                _ => output::Kind::Binary,
+            },
+        ),
     ])?;
     let bar = crate::output::progress(global, 1000, "building corridor");
     let cfg = &config.control.corridor;
@@ -191,10 +198,11 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         100.0 * inside as f64 / g.cells.len() as f64,
         t0.elapsed().as_secs_f64()
     ));
-    if let Some(img) = &a.image {
-        let bytes = acres::plot::corridor_image(&c, &map, Some(&route))?;
+    if let (Some(img), Some(format)) = (&a.image, image_format) {
+        let bytes = acres::plot::corridor_image(&c, &map, Some(&route), format)?;
         output::write_output(img, &bytes)?;
-        if output::is_stdout(img) {
+        if output::is_stdout(img) || format == acres::plot::ImageFormat::Svg {
+            global.status(&format!("wrote {}", img.display()));
             return Ok(());
         }
         let pgw = img.with_extension("pgw");

@@ -263,26 +263,38 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// Renders rows as aligned columns (comfy-table): the first row is the header, underlined;
-/// the first column left-aligned, the others (numbers) right-aligned; no borders, so that
-/// the text stays easy to grep and to paste.
+/// columns of numbers right-aligned, the first column and text columns left-aligned; no
+/// borders, so that the text stays easy to grep and to paste.
 pub fn table(rows: &[Vec<String>]) -> String {
     use comfy_table::{CellAlignment, ContentArrangement, Table, TableComponent};
     let Some((head, body)) = rows.split_first() else {
         return String::new();
+    };
+    // A column of numbers (blanks and `-` allowed) is right-aligned, its header too; text
+    // columns (names, notes) read from the left.
+    let cells = |i: usize| body.iter().filter_map(move |r| r.get(i)).map(|c| c.trim());
+    let numeric = |i: usize| {
+        i > 0
+            && cells(i).any(|c| c.parse::<f64>().is_ok())
+            && cells(i).all(|c| c.is_empty() || c == "-" || c.parse::<f64>().is_ok())
+    };
+    let align = |i: usize| {
+        if numeric(i) {
+            CellAlignment::Right
+        } else {
+            CellAlignment::Left
+        }
     };
     let mut t = Table::new();
     t.load_preset(comfy_table::presets::NOTHING)
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_style(TableComponent::HeaderLines, '-')
         .set_style(TableComponent::MiddleHeaderIntersections, ' ')
-        .set_header(head.iter().enumerate().map(|(i, h)| {
-            let c = comfy_table::Cell::new(h);
-            if i > 0 {
-                c.set_alignment(CellAlignment::Right)
-            } else {
-                c
-            }
-        }));
+        .set_header(
+            head.iter()
+                .enumerate()
+                .map(|(i, h)| comfy_table::Cell::new(h).set_alignment(align(i))),
+        );
     for r in body {
         t.add_row(r.clone());
     }
@@ -290,9 +302,7 @@ pub fn table(rows: &[Vec<String>]) -> String {
     for i in 0..ncol {
         if let Some(c) = t.column_mut(i) {
             c.set_padding((0, if i + 1 < ncol { 2 } else { 0 }));
-            if i > 0 {
-                c.set_cell_alignment(CellAlignment::Right);
-            }
+            c.set_cell_alignment(align(i));
         }
     }
     let mut out: String = t.lines().map(|l| l.trim_end().to_string() + "\n").collect();
@@ -406,6 +416,32 @@ mod tests {
             lines[2].ends_with(" 7.80") && lines[3].ends_with("10.25"),
             "{t}"
         );
+    }
+
+    /// A column of text (a note) reads from the left, its header too; a column of numbers
+    /// with blanks and `-` stays right-aligned; one of only `-` reads from the left.
+    #[test]
+    fn text_columns_align_left() {
+        let t = table(&[
+            vec!["chunk".into(), "d".into(), "note".into(), "reason".into()],
+            vec![
+                "a".into(),
+                "-".into(),
+                "obstacle at 4.2 m".into(),
+                "-".into(),
+            ],
+            vec!["b".into(), "12.5".into(), "ok".into(), "-".into()],
+        ]);
+        let lines: Vec<&str> = t.lines().collect();
+        let note = lines[0].find("note").unwrap();
+        assert_eq!(lines[2].find("obstacle"), Some(note), "{t}");
+        assert_eq!(lines[3].find("ok"), Some(note), "{t}");
+        let d_end = lines[0].find('d').unwrap() + 1;
+        assert_eq!(&lines[3][d_end - 4..d_end], "12.5", "{t}");
+        assert_eq!(&lines[2][d_end - 1..d_end], "-", "{t}");
+        // A column of only `-` is no number column.
+        let reason = lines[0].find("reason").unwrap();
+        assert_eq!(lines[2].rfind('-'), Some(reason), "{t}");
     }
 
     #[test]

@@ -171,14 +171,20 @@ mod tests {
         assert_eq!(m.crs, c.crs);
     }
 
-    /// The corridor image's world file puts its upper-left pixel's centre half a pixel
-    /// in from the raster's upper-left corner, rows running south.
+    /// The corridor image's world file maps the pixel where the raster part starts to the
+    /// centre of the raster's upper-left cell (100.25, 201.75), rows running south, one
+    /// pixel a cell of 0.5 m.
     #[test]
     fn the_world_file_places_the_image() {
         let c = corridor();
         let w = crate::plot::corridor_world_file(&c);
         let v: Vec<f64> = w.lines().map(|l| l.parse().unwrap()).collect();
-        assert_eq!(v, vec![0.5, 0.0, 0.0, -0.5, 100.25, 201.75]);
+        assert_eq!(v[..4], [0.5, 0.0, 0.0, -0.5]);
+        let (col, row) = crate::plot::CORRIDOR_RASTER_AT;
+        let at = |p: usize, q: usize| (v[4] + p as f64 * v[0], v[5] + q as f64 * v[3]);
+        assert_eq!(at(col, row), (100.25, 201.75));
+        // The last cell of the raster (6 × 4 cells) is 5 pixels right and 3 down.
+        assert_eq!(at(col + 5, row + 3), (102.75, 200.25));
     }
 
     #[test]

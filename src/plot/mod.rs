@@ -25,7 +25,7 @@ mod suite;
 
 pub use calibration::calibration;
 pub use check::{CheckedChunk, check};
-pub use corridor::{corridor_image, corridor_world_file};
+pub use corridor::{CORRIDOR_RASTER_AT, corridor_image, corridor_world_file};
 pub use pure_pursuit::{pure_pursuit, pure_pursuit_of_log};
 pub use replay::{ReplayPoint, replay};
 pub use reports::{ReportPoint, reports};

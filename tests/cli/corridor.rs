@@ -18,6 +18,21 @@ fn build_query_info_on_the_shipped_defaults() {
     assert!(err.contains("in the corridor"), "{err}");
     let png = std::fs::read(&img).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // 2120 × 2640 cells of 0.25 m sampled every second cell (at most 2400 pixels a side):
+    // 1060 × 1320 pixels of 0.5 m, framed. The world file maps the pixel where the raster
+    // part starts to the centre of its upper-left pixel: (900.25, 859.75).
+    let size = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+    let (col, row) = acres::plot::CORRIDOR_RASTER_AT;
+    assert!(
+        size(16) > col + 1060 && size(20) >= row + 1320,
+        "{}",
+        size(16)
+    );
+    let pgw = std::fs::read_to_string(img.with_extension("pgw")).unwrap();
+    let v: Vec<f64> = pgw.lines().map(|l| l.parse().unwrap()).collect();
+    let at = |p: usize, q: usize| (v[4] + p as f64 * v[0], v[5] + q as f64 * v[3]);
+    assert_eq!(at(col, row), (900.25, 859.75));
+    assert_eq!(at(col + 1059, row + 1319), (1429.75, 200.25));
 
     // On the gravel lane (4 m wide, verges of 1.5 m: 3.5 m to the grass on each side),
     // beside it on the meadow, and far away.
@@ -293,4 +308,66 @@ fn a_lon_lat_route_on_a_geotiff_map_builds_a_corridor_in_its_crs() {
     assert_ne!(code, 0);
     assert!(err.contains("longitude") && err.contains("no CRS"), "{err}");
     assert!(!bad.exists());
+}
+
+/// The SVG corridor image holds the raster part once (an embedded PNG), axes in map
+/// metres with their titles, the d_c legend, the classes of the excluded ground that
+/// appear (and no other) and a scale bar; no world file is written beside an SVG.
+#[test]
+fn the_corridor_image_in_svg_has_axes_legend_and_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("farm.acor");
+    let img = dir.path().join("farm.svg");
+    let (code, _, err) = run(&[
+        "corridor",
+        "build",
+        "--out",
+        out.to_str().unwrap(),
+        "--image",
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!img.with_extension("pgw").exists());
+    let svg = std::fs::read_to_string(&img).unwrap();
+    assert_eq!(svg.matches("<image").count(), 1);
+    assert!(svg.contains("href=\"data:image/png;base64,"));
+    let texts: Vec<String> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| t.split('>').nth(1))
+        .map(|t| t.split('<').next().unwrap().trim().to_string())
+        .collect();
+    let has = |s: &str| texts.iter().any(|t| t == s);
+    // The farm raster spans x 900–1430 and y 200–860: ticks every 100 m and 200 m.
+    for s in [
+        "900", "1000", "1400", "200", "400", "800", "x (m)", "y (m)", "d_c (m)",
+    ] {
+        assert!(has(s), "no `{s}` in {texts:?}");
+    }
+    assert!(!has("1500") && !has("1000 m"), "{texts:?}");
+    for s in [
+        "route",
+        "Excluded ground",
+        "grass",
+        "obstacle",
+        "field",
+        "19.88",
+        "0.00",
+    ] {
+        assert!(has(s), "no `{s}` in {texts:?}");
+    }
+    assert!(
+        !has("unknown"),
+        "a class that does not appear is listed: {texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with(" m") && t[..t.len() - 2].parse::<f64>().is_ok())
+    );
+    assert!(
+        texts[0].contains("2120 × 2640 cells at 0.25 m"),
+        "{}",
+        texts[0]
+    );
 }
