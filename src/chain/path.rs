@@ -502,13 +502,40 @@ impl Path {
             i = if slack > 0.0 {
                 // Segment j ends at station[j + 1]: skip those ending below the limit.
                 let limit = self.station[next] + slack;
-                next + self.station[next + 1..=hi].partition_point(|&s| s < limit)
+                next + gallop_below(&self.station[next + 1..=hi], limit)
             } else {
-                next
+                // Near the nearest point the bound skips nothing: measure a run of
+                // segments without testing each one's end first (in order, the first
+                // nearest kept, so the result is the same), then go on from its last.
+                let end = (next + NEAR_RUN).min(hi);
+                for j in next..end - 1 {
+                    let (d2, t) = self.to_segment(p, j);
+                    if d2 < best.0 {
+                        best = (d2, j, t);
+                    }
+                }
+                bound = bound.min(best.0.sqrt());
+                end - 1
             };
         }
         best
     }
+}
+
+/// Segments measured in a run where the projection's bound skips none.
+const NEAR_RUN: usize = 8;
+
+/// How many of the sorted `st` lie below `limit` (`partition_point(|&s| s < limit)`),
+/// searched from the front by doubling steps, then bisection: a few steps where the answer
+/// is near the front, as the projection's skips usually are.
+fn gallop_below(st: &[f64], limit: f64) -> usize {
+    let (mut lo, mut step) = (0, 1);
+    while lo + step <= st.len() && st[lo + step - 1] < limit {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(st.len());
+    lo + st[lo..hi].partition_point(|&s| s < limit)
 }
 
 /// The signed curvature of the circle through `a`, `b`, `c` (positive when `c` turns
@@ -550,6 +577,48 @@ pub(crate) mod tests {
     }
 
     proptest::proptest! {
+        /// The galloping search counts what bisection counts, ties included.
+        #[test]
+        fn gallop_equals_partition_point(
+            mut st in proptest::collection::vec(0.0f64..50.0, 0..300),
+            limit in -1.0f64..51.0,
+            tie in proptest::bool::ANY,
+        ) {
+            st.sort_by(f64::total_cmp);
+            let limit = if tie && !st.is_empty() { st[st.len() / 2] } else { limit };
+            proptest::prop_assert_eq!(gallop_below(&st, limit), st.partition_point(|&s| s < limit));
+        }
+
+        /// The nearest segment, with its skips and runs, is the first nearest of measuring
+        /// every segment of the range in order, from any guess, on winding paths of any
+        /// spacing.
+        #[test]
+        fn nearest_segment_equals_measuring_every_segment(
+            turns in proptest::collection::vec(-0.6f64..0.6, 2..200),
+            step in 0.02f64..2.0,
+            (px, py) in (-20.0f64..60.0, -20.0f64..20.0),
+            guess in 0usize..220,
+            (a, b) in (0usize..200, 0usize..200),
+        ) {
+            let (mut x, mut y, mut h) = (0.0, 0.0, 0.0f64);
+            let pts: Vec<PathPoint> = std::iter::once((0.0, 0.0))
+                .chain(turns.iter().map(|t| { h += t; x += step * h.cos(); y += step * h.sin(); (x, y) }))
+                .map(|(x, y)| PathPoint { x, y, speed_mps: 1.0, class: None, direction: Direction::Forward })
+                .collect();
+            let p = Path::new("p", &pts).unwrap();
+            let n = p.len() - 1;
+            let (lo, hi) = (a.min(b) % n, (a.max(b) % n).max(a.min(b) % n + 1));
+            let q = Coord { x: px, y: py };
+            let mut want = (f64::INFINITY, lo, 0.0);
+            for i in lo..hi {
+                let (d2, t) = p.to_segment(q, i);
+                if d2 < want.0 {
+                    want = (d2, i, t);
+                }
+            }
+            proptest::prop_assert_eq!(p.nearest_segment(q, lo, hi, guess), want);
+        }
+
         /// The search from a segment nearby finds what bisection finds, from anywhere.
         #[test]
         fn segment_near_equals_segment_at(
