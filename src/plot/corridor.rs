@@ -412,13 +412,7 @@ fn scale_bar<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let most = 200.0 * l.px_m;
-    let mag = 10f64.powf(most.log10().floor());
-    let len = [5.0, 2.0, 1.0]
-        .into_iter()
-        .map(|k| k * mag)
-        .find(|s| *s <= most)
-        .unwrap_or(mag);
+    let len = round_at_most(200.0 * l.px_m);
     let px = (len / l.px_m).round() as i32;
     for e in [
         vec![(x, y), (x + px, y)],

@@ -113,6 +113,17 @@ fn tick(v: f64) -> String {
     }
 }
 
+/// The largest round length (1, 2 or 5 times a power of ten) not above `most`: a scale
+/// bar's length.
+fn round_at_most(most: f64) -> f64 {
+    let mag = 10f64.powf(most.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|k| k * mag)
+        .find(|l| *l <= most)
+        .unwrap_or(mag)
+}
+
 /// The runs of a polyline inside the box `x` × `y`, each segment cut where it crosses the
 /// box's edge (Liang–Barsky): plotters draws a point outside the chart on its edge, which
 /// would trace a false line along the border.
@@ -304,6 +315,19 @@ fn encode_png(w: u32, h: u32, rgb: &[u8]) -> Result<Vec<u8>, PlotError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_lengths_are_at_most_the_room() {
+        for (most, want) in [
+            (212.0, 200.0),
+            (100.0, 100.0),
+            (99.9, 50.0),
+            (0.3, 0.2),
+            (7.0, 5.0),
+        ] {
+            assert_eq!(round_at_most(most), want, "{most}");
+        }
+    }
 
     #[test]
     fn format_from_extension() {

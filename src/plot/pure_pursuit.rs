@@ -566,13 +566,7 @@ where
     DB::ErrorType: 'static,
 {
     let (x, y) = (chart.x_range(), chart.y_range());
-    let want = (x.end - x.start) / 5.0;
-    let mag = 10f64.powf(want.log10().floor());
-    let len = [5.0, 2.0, 1.0]
-        .into_iter()
-        .map(|k| k * mag)
-        .find(|l| *l <= want)
-        .unwrap_or(mag);
+    let len = round_at_most((x.end - x.start) / 5.0);
     let (x0, y0) = (
         x.start + 0.03 * (x.end - x.start),
         y.start + 0.05 * (y.end - y.start),
