@@ -76,7 +76,8 @@ struct BuildArgs {
     out: PathBuf,
     /// Also draw the corridor (PNG or SVG by the extension): d_c on a ramp of blues, the
     /// map's classes outside it, the route, axes in map metres, a legend and a scale bar;
-    /// one pixel a cell (sampled above 2400 cells a side). A PNG gets a world file (.pgw)
+    /// one pixel a cell (sampled above 2400 cells a side; a square of pixels a cell below
+    /// 600, so that small rasters read). A PNG gets a world file (.pgw)
     /// beside it that places it on the map.
     #[arg(long, value_name = "FILE.png|svg")]
     image: Option<PathBuf>,

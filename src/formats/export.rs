@@ -171,20 +171,35 @@ mod tests {
         assert_eq!(m.crs, c.crs);
     }
 
-    /// The corridor image's world file maps the pixel where the raster part starts to the
-    /// centre of the raster's upper-left cell (100.25, 201.75), rows running south, one
-    /// pixel a cell of 0.5 m.
+    /// The corridor image's world file places the raster part on its cells: the 6 × 4
+    /// cells of 0.5 m are drawn as squares of a whole number of pixels, the pixel where
+    /// the raster part starts has its upper-left corner at the raster's (100, 202), and
+    /// the pixel past its last cell at (103, 200); rows run south.
     #[test]
     fn the_world_file_places_the_image() {
         let c = corridor();
         let w = crate::plot::corridor_world_file(&c);
         let v: Vec<f64> = w.lines().map(|l| l.parse().unwrap()).collect();
-        assert_eq!(v[..4], [0.5, 0.0, 0.0, -0.5]);
+        let px = v[0];
+        assert_eq!(v[1..4], [0.0, 0.0, -px]);
+        let zoom = (0.5 / px).round() as usize;
+        assert!(zoom >= 1 && (0.5 / px - zoom as f64).abs() < 1e-9, "{px}");
         let (col, row) = crate::plot::CORRIDOR_RASTER_AT;
-        let at = |p: usize, q: usize| (v[4] + p as f64 * v[0], v[5] + q as f64 * v[3]);
-        assert_eq!(at(col, row), (100.25, 201.75));
-        // The last cell of the raster (6 × 4 cells) is 5 pixels right and 3 down.
-        assert_eq!(at(col + 5, row + 3), (102.75, 200.25));
+        let corner = |p: usize, q: usize| {
+            (
+                v[4] - px / 2.0 + p as f64 * px,
+                v[5] + px / 2.0 - q as f64 * px,
+            )
+        };
+        let near =
+            |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9;
+        assert!(
+            near(corner(col, row), (100.0, 202.0)),
+            "{:?}",
+            corner(col, row)
+        );
+        let end = corner(col + 6 * zoom, row + 4 * zoom);
+        assert!(near(end, (103.0, 200.0)), "{end:?}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The corridor image of `acres corridor build --image`: the map's classes and the
-//! clearance bound of each corridor cell, one pixel a cell, framed by coordinate axes, a
-//! legend and a scale bar.
+//! clearance bound of each corridor cell, a pixel (or a square of pixels) a cell, framed
+//! by coordinate axes, a legend and a scale bar.
 
 use super::*;
 use crate::ground::MapClass;
@@ -59,6 +59,8 @@ const LEGEND_H: usize = 560;
 struct Layout {
     /// Cells a pixel spans (at most 2400 pixels a side).
     step: usize,
+    /// Pixels a cell spans (a small raster drawn at least 600 pixels on its long side).
+    zoom: usize,
     /// The raster's size in pixels.
     iw: usize,
     ih: usize,
@@ -75,14 +77,19 @@ impl Layout {
     fn of(corridor: &Corridor) -> Layout {
         let g = &corridor.grid;
         let step = g.width.div_ceil(2400).max(g.height.div_ceil(2400)).max(1);
-        let (iw, ih) = (g.width.div_ceil(step), g.height.div_ceil(step));
+        let zoom = (600 / g.width.max(g.height).max(1)).clamp(1, 16);
+        let (iw, ih) = (
+            g.width.div_ceil(step) * zoom,
+            g.height.div_ceil(step) * zoom,
+        );
         Layout {
             step,
+            zoom,
             iw,
             ih,
             w: LEFT + iw + RIGHT,
             h: (TOP + ih + BOTTOM).max(LEGEND_H),
-            px_m: step as f64 * g.resolution_m,
+            px_m: step as f64 * g.resolution_m / zoom as f64,
             left_m: g.origin_m[0],
             top_m: g.origin_m[1] + g.height as f64 * g.resolution_m,
         }
@@ -126,7 +133,7 @@ fn raster(
     let mut rgb = vec![255u8; l.iw * l.ih * 3];
     for j in 0..l.ih {
         for i in 0..l.iw {
-            let (ci, cj) = (i * l.step, j * l.step);
+            let (ci, cj) = (i / l.zoom * l.step, j / l.zoom * l.step);
             let d = g.cells[cj * g.width + ci] as f64;
             let c = if d > 0.0 {
                 ramp(d / dmax)
@@ -148,7 +155,7 @@ fn raster(
 }
 
 /// The corridor image (PNG or SVG): the raster part one pixel a cell (sampled where the
-/// raster is over 2400 cells a side), the route in red, coordinate axes in metres, and
+/// raster is over 2400 cells a side, a square of pixels a cell where it is under 600), the route in red, coordinate axes in metres, and
 /// at the right the `d_c` ramp, the classes of the excluded ground that appear, the
 /// raster's size and a scale bar. In an SVG the raster part is an embedded PNG.
 pub fn corridor_image(
@@ -235,7 +242,7 @@ where
 {
     let g = &legend.corridor.grid;
     let title = format!(
-        "Corridor: d_c, the distance bound of each cell ({} × {} cells at {} m)",
+        "Corridor d_c: {} × {} cells at {} m",
         g.width,
         g.height,
         tick(g.resolution_m)
