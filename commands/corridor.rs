@@ -162,19 +162,13 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
     let image_format = match &a.image {
-        Some(img) => Some(acres::plot::ImageFormat::from_path(img)?),
+        Some(img) => Some(crate::plot::image_format(None, img)?),
         None => None,
     };
+    let image_kind = image_format.map_or(output::Kind::Binary, crate::plot::image_kind);
     output::check_outputs(&[
         ("--out", Some(&a.out), output::Kind::Binary),
-        (
-            "--image",
-            a.image.as_deref(),
-            match image_format {
-                Some(acres::plot::ImageFormat::Svg) => output::Kind::Text,
-                _ => output::Kind::Binary,
-            },
-        ),
+        ("--image", a.image.as_deref(), image_kind),
     ])?;
     let bar = crate::output::progress(global, 1000, "building corridor");
     let cfg = &config.control.corridor;

@@ -226,7 +226,6 @@ struct Legend<'a> {
     corridor: &'a Corridor,
 }
 
-const INK: RGBColor = RGBColor(20, 20, 20);
 const ROUTE: RGBColor = RGBColor(220, 30, 30);
 
 /// Everything drawn over the raster: the title, the frame and its axes, the route, the

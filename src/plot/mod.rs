@@ -74,6 +74,9 @@ fn draw_err<E: std::fmt::Debug>(e: E) -> PlotError {
     PlotError::Draw(format!("{e:?}"))
 }
 
+/// The near-black of lines and text drawn over maps and images.
+const INK: RGBColor = RGBColor(20, 20, 20);
+
 /// A chart of two f64 axes.
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 

@@ -170,7 +170,6 @@ struct Figure<'a> {
 const BLUE: RGBColor = RGBColor(30, 90, 200);
 const ORANGE: RGBColor = RGBColor(240, 140, 20);
 const RED: RGBColor = RGBColor(200, 30, 30);
-const INK: RGBColor = RGBColor(20, 20, 20);
 const GREY: RGBColor = RGBColor(110, 110, 110);
 const DIM: RGBColor = RGBColor(60, 60, 140);
 
