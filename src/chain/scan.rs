@@ -147,6 +147,19 @@ impl ScanGeometry {
     }
 }
 
+/// ⌊v⌋ without a call to the library's `floor` (which the baseline x86-64 target does
+/// not inline): exact for |v| < 2⁶³, saturating beyond, 0 for NaN.
+pub(crate) fn floor_i64(v: f64) -> i64 {
+    let t = v as i64;
+    t - i64::from((t as f64) > v)
+}
+
+/// ⌈v⌉ as [`floor_i64`].
+pub(crate) fn ceil_i64(v: f64) -> i64 {
+    let t = v as i64;
+    t + i64::from((t as f64) < v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +175,28 @@ mod tests {
         assert_eq!(pts.len(), 2);
         assert!((pts[0].0 - 6.0).abs() < 1e-12 && pts[0].1.abs() < 1e-12);
         assert!((pts[1].0 - 1.0).abs() < 1e-12 && (pts[1].1 - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn floor_and_ceil_as_integers() {
+        for v in [
+            -2.5,
+            -2.0,
+            -1e-300,
+            -0.0,
+            0.0,
+            1e-300,
+            0.5,
+            2.0,
+            2.5,
+            1e15 + 0.5,
+        ] {
+            assert_eq!(floor_i64(v), v.floor() as i64, "floor {v}");
+            assert_eq!(ceil_i64(v), v.ceil() as i64, "ceil {v}");
+        }
+        assert_eq!(floor_i64(f64::NAN), 0);
+        assert_eq!(floor_i64(1e300), i64::MAX);
+        assert_eq!(ceil_i64(-1e300), i64::MIN);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! on at least one beam of a 360-beam scan out to about 34 m (0.6 m / 1°); a cluster's
 //! centroid is that of the returns it shows, so a body turning its side moves it.
 
-use crate::chain::scan::{Scan, ScanGeometry};
+use crate::chain::scan::{Scan, ScanGeometry, floor_i64};
 use crate::chain::shield::Pose;
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +66,33 @@ struct Cluster {
     x: f64,
     y: f64,
     radius: f64,
+}
+
+/// A grid cell as a key whose order is that of (column, row): a column's cells are
+/// adjacent in a sorted list of keys.
+fn cell_key((x, y): (i32, i32)) -> u128 {
+    let flip = |v: i32| u128::from((v as u32) ^ 0x8000_0000);
+    flip(x) << 32 | flip(y)
+}
+
+/// The cell of a key shifted to make room for an index (`key << 32 | index`).
+fn cell_of(e: u128) -> (i32, i32) {
+    let unflip = |v: u128| ((v as u32) ^ 0x8000_0000) as i32;
+    (unflip(e >> 64), unflip(e >> 32))
+}
+
+/// The low 32 bits of a packed key: the index it carries.
+const LOW: u128 = u32::MAX as u128;
+
+/// A coordinate's grid index, ⌊v⌋, held in i32 (far coordinates share the edge cells).
+fn grid_index(v: f64) -> i32 {
+    floor_i64(v).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+}
+
+/// A pair's key as (distance², track, cluster).
+fn unpack_pair(key: &u128) -> (f64, usize, usize) {
+    let d2 = f64::from_bits((key >> 64) as u64);
+    (d2, ((key >> 32) & LOW) as usize, (key & LOW) as usize)
 }
 
 /// How far beyond twice its radius a centroid must travel to be moving, m.
@@ -144,12 +171,17 @@ pub struct Tracker {
     cfg: TrackerConfig,
     tracks: Vec<Track>,
     clusters: Vec<Cluster>,
-    pairs: Vec<(f64, usize, usize)>,
-    /// The tracks' predictions by grid cell of the gate's size (cell, track), sorted, with
-    /// each cell's range: association looks at the 3 × 3 cells around a cluster, not at
+    /// The pairs within the gate as keys (distance², track, cluster), sorted.
+    pairs: Vec<u128>,
+    /// The tracks' predictions by grid cell of the gate's size (the cell's key, then the
+    /// track), sorted: association looks at the 3 × 3 cells around a cluster, not at
     /// every track (a dense scene has hundreds of both).
-    cells: Vec<((i64, i64), usize)>,
-    ranges: rustc_hash::FxHashMap<(i64, i64), (usize, usize)>,
+    cells: Vec<u128>,
+    /// The clusters by grid cell, the same way.
+    by_cell: Vec<u128>,
+    /// Which tracks and clusters association has paired this step.
+    track_done: Vec<bool>,
+    cluster_done: Vec<bool>,
     predicted: Vec<(f64, f64)>,
     /// This scan's returns in the world frame, and where each run of them begins.
     points: Vec<(f64, f64)>,
@@ -295,62 +327,75 @@ impl Tracker {
         (a.0 - b.0).hypot(a.1 - b.1) <= gap
     }
 
-    /// Each track takes the nearest cluster within its gate (nearest pairs first); the
-    /// clusters left start tracks.
-    fn associate(&mut self, t: f64) {
+    /// The (track, cluster) pairs within the gate, nearest first and ties in the order of
+    /// (track, cluster): the order a full search over tracks and clusters with a stable
+    /// sort gives. Tracks and clusters are sorted by grid cell of the gate's size (a
+    /// packed integer key); for each of the three columns about a cluster, the first
+    /// track of its 3 cells only moves forward as the clusters go by in order, so one
+    /// pointer a column finds them all (a merge, no search, no hash).
+    fn find_pairs(&mut self, t: f64) {
         self.pairs.clear();
-        let gate = self.cfg.gate_m;
-        let gate2 = gate * gate;
+        let gate2 = self.cfg.gate_m * self.cfg.gate_m;
         // Cells a hair wider than the gate: a pair within the gate is never two cells
-        // apart, whatever the rounding of the divisions.
-        let size = gate * (1.0 + 1e-9);
-        let cell = |x: f64, y: f64| ((x / size).floor() as i64, (y / size).floor() as i64);
+        // apart, whatever the rounding of the divisions (and coordinates beyond the
+        // key's range share the edge cells, which only adds pairs to test).
+        let size = self.cfg.gate_m * (1.0 + 1e-9);
+        let cell = |x: f64, y: f64| (grid_index(x / size), grid_index(y / size));
         self.predicted.clear();
         self.predicted
             .extend(self.tracks.iter().map(|k| k.predicted(t)));
         self.cells.clear();
         let preds = self.predicted.iter().enumerate();
         self.cells
-            .extend(preds.map(|(ki, &(x, y))| (cell(x, y), ki)));
+            .extend(preds.map(|(ki, &(x, y))| cell_key(cell(x, y)) << 32 | ki as u128));
         self.cells.sort_unstable();
-        self.ranges.clear();
-        let mut lo = 0;
-        while lo < self.cells.len() {
-            let key = self.cells[lo].0;
-            let hi = lo + self.cells[lo..].partition_point(|e| e.0 == key);
-            self.ranges.insert(key, (lo, hi));
-            lo = hi;
-        }
-        for (ci, c) in self.clusters.iter().enumerate() {
-            let (cx, cy) = cell(c.x, c.y);
-            for g in [-1, 0, 1]
-                .iter()
-                .flat_map(|dx| [-1, 0, 1].map(|dy| (cx + dx, cy + dy)))
-            {
-                let Some(&(lo, hi)) = self.ranges.get(&g) else {
+        self.by_cell.clear();
+        let clusters = self.clusters.iter().enumerate();
+        self.by_cell
+            .extend(clusters.map(|(ci, c)| cell_key(cell(c.x, c.y)) << 32 | ci as u128));
+        self.by_cell.sort_unstable();
+        for dx in [-1, 0, 1] {
+            let mut at = 0;
+            for &e in &self.by_cell {
+                let ((cx, cy), ci) = (cell_of(e), (e & LOW) as usize);
+                let Some(column) = cx.checked_add(dx) else {
                     continue;
                 };
-                for &(_, ki) in &self.cells[lo..hi] {
+                let lo = cell_key((column, cy.saturating_sub(1))) << 32;
+                let hi = (cell_key((column, cy.saturating_add(1))) + 1) << 32;
+                while at < self.cells.len() && self.cells[at] < lo {
+                    at += 1;
+                }
+                let c = self.clusters[ci];
+                for &k in self.cells[at..].iter().take_while(|&&k| k < hi) {
+                    let ki = (k & LOW) as usize;
                     let (px, py) = self.predicted[ki];
                     let d2 = (c.x - px) * (c.x - px) + (c.y - py) * (c.y - py);
                     if d2 <= gate2 {
-                        self.pairs.push((d2, ki, ci));
+                        // A distance is not negative: its bits order as its value.
+                        let key = u128::from(d2.to_bits()) << 64 | (ki as u128) << 32;
+                        self.pairs.push(key | ci as u128);
                     }
                 }
             }
         }
-        // Nearest pairs first, ties in the order of (track, cluster): the order a full
-        // search over tracks and clusters with a stable sort gives.
-        self.pairs
-            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let mut track_done = vec![false; self.tracks.len()];
-        let mut cluster_done = vec![false; self.clusters.len()];
-        for &(_, ki, ci) in &self.pairs {
-            if track_done[ki] || cluster_done[ci] {
+        self.pairs.sort_unstable();
+    }
+
+    /// Each track takes the nearest cluster within its gate (nearest pairs first); the
+    /// clusters left start tracks.
+    fn associate(&mut self, t: f64) {
+        self.find_pairs(t);
+        self.track_done.clear();
+        self.track_done.resize(self.tracks.len(), false);
+        self.cluster_done.clear();
+        self.cluster_done.resize(self.clusters.len(), false);
+        for (_, ki, ci) in self.pairs.iter().map(unpack_pair) {
+            if self.track_done[ki] || self.cluster_done[ci] {
                 continue;
             }
-            track_done[ki] = true;
-            cluster_done[ci] = true;
+            self.track_done[ki] = true;
+            self.cluster_done[ci] = true;
             let (c, k) = (self.clusters[ci], &mut self.tracks[ki]);
             if k.history.len() == HISTORY {
                 k.history.pop_front();
@@ -360,7 +405,7 @@ impl Tracker {
             k.last_seen_s = t;
         }
         for (ci, c) in self.clusters.iter().enumerate() {
-            if !cluster_done[ci] {
+            if !self.cluster_done[ci] {
                 self.tracks.push(Track {
                     origin: (c.x, c.y),
                     history: std::iter::once((t, c.x, c.y)).collect(),
@@ -421,7 +466,8 @@ mod tests {
                 probe.cluster(pose, &scan, &geometry);
                 let want = full_search(&probe, t);
                 probe.associate(t);
-                prop_assert_eq!(&probe.pairs, &want);
+                let got: Vec<_> = probe.pairs.iter().map(unpack_pair).collect();
+                prop_assert_eq!(&got, &want);
                 tr.update(t, pose, &scan, &geometry);
             }
         }
