@@ -3,7 +3,7 @@
 //! of 5 runs in CPU time: the default driver on a 10,000-point winding path at 0.5 m and
 //! at 0.05 m spacing; the shield with every beam returning (a ring 12 to 20 m away and an
 //! object 15 m ahead) at 360, 1,440 and 5,760 beams, and with no return; a physics step of
-//! the plant.
+//! the plant; then the targets.
 
 use acres::chain::driver::{Driver, DriverState};
 use acres::chain::envelope::{Grip, GroundClass};
@@ -122,7 +122,7 @@ fn plant_us(config: &Config) -> f64 {
 fn main() {
     let c = Config::builtin();
     println!(
-        "{{\"plant_physics_us\": {:.3}, \"driver_us_0_5m\": {:.3}, \"driver_us_0_05m\": {:.3}, \"shield_us_360\": {:.3}, \"shield_us_1440\": {:.3}, \"shield_us_5760\": {:.3}, \"shield_us_no_returns\": {:.3}}}",
+        "{{\"plant_physics_us\": {:.3}, \"driver_us_0_5m\": {:.3}, \"driver_us_0_05m\": {:.3}, \"shield_us_360\": {:.3}, \"shield_us_1440\": {:.3}, \"shield_us_5760\": {:.3}, \"shield_us_no_returns\": {:.3}, \"targets\": {{\"driver_us_0_5m\": 0.3, \"driver_us_0_05m\": 0.5, \"shield_us_360\": 0.75}}}}",
         plant_us(&c),
         driver_us(&c, 0.5),
         driver_us(&c, 0.05),
