@@ -299,24 +299,39 @@ pub struct World {
     /// Each actor where it is now (None: vanished): its pose, shape and outline (an
     /// empty outline for a circle, whose tests are exact).
     live: Vec<Option<LiveActor>>,
-    directions: Directions,
+    memo: ScanMemo,
 }
 
-/// The beam directions of the last scan's heading (`cos`, `sin` of heading + beam angle,
-/// each computed when a beam is first cast), kept for the next scan from the same heading:
-/// a vehicle driving straight or standing casts the same beams step after step.
+/// What one scan leaves for the next: the beam directions of its heading (`cos`, `sin`
+/// of heading + beam angle, each computed when a beam is first cast), kept for the next
+/// scan from the same heading (a vehicle driving straight or standing casts the same beams
+/// step after step); and the static obstacles whose boxes meet a square a little larger
+/// than the scan's, kept while the next scans' squares lie inside it (the R-tree is asked
+/// every few metres, not every scan; a candidate more than needed is hit by no beam).
 #[derive(Default)]
-struct Directions(std::sync::Mutex<(u64, Vec<Option<Coord<f64>>>)>);
+struct ScanMemo(std::sync::Mutex<ScanCache>);
 
-impl Clone for Directions {
+#[derive(Default)]
+struct ScanCache {
+    heading_bits: u64,
+    dirs: Vec<Option<Coord<f64>>>,
+    /// The square the candidates were found in, [xmin, ymin, xmax, ymax]; None: none yet.
+    square: Option<[f64; 4]>,
+    candidates: Vec<usize>,
+}
+
+/// How much larger than the scan's the square of the kept candidates is, each side, m.
+const CANDIDATE_SLACK_M: f64 = 2.0;
+
+impl Clone for ScanMemo {
     fn clone(&self) -> Self {
-        Directions::default()
+        ScanMemo::default()
     }
 }
 
-impl std::fmt::Debug for Directions {
+impl std::fmt::Debug for ScanMemo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Directions")
+        f.write_str("ScanMemo")
     }
 }
 
@@ -358,7 +373,7 @@ impl World {
             tree: RTree::bulk_load(items),
             actors: Vec::new(),
             live: Vec::new(),
-            directions: Directions::default(),
+            memo: ScanMemo::default(),
         }
     }
 
@@ -512,29 +527,38 @@ impl World {
     /// The scan from a mount point at the world position `o` with the body yaw: `beams`
     /// evenly spaced beams counter-clockwise from the body x axis, each the distance to
     /// the first obstacle, or infinite where none is within `reach`. Each obstacle in reach
-    /// is cast only against the beams of its angular span seen from `o` (with a beam to
-    /// spare each side), and a beam's direction is computed once, when first needed: the
-    /// same ranges, bit for bit, as casting every beam against every obstacle.
+    /// is cast only against the beams of its angular span seen from `o` (with a margin
+    /// each side), and a beam's direction is computed once, when first needed: the same
+    /// ranges, bit for bit, as casting every beam against every obstacle.
     pub fn scan(&self, o: Coord<f64>, yaw_rad: f64, beams: usize, reach: f64) -> Scan {
-        let env = AABB::from_corners([o.x - reach, o.y - reach], [o.x + reach, o.y + reach]);
-        let mut dirs = self.directions.0.lock().unwrap_or_else(|e| e.into_inner());
-        if dirs.0 != yaw_rad.to_bits() || dirs.1.len() != beams {
-            dirs.0 = yaw_rad.to_bits();
-            dirs.1.clear();
-            dirs.1.resize(beams, None);
+        let mut guard = self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = &mut *guard;
+        if cache.heading_bits != yaw_rad.to_bits() || cache.dirs.len() != beams {
+            cache.heading_bits = yaw_rad.to_bits();
+            cache.dirs.clear();
+            cache.dirs.resize(beams, None);
+        }
+        let need = [o.x - reach, o.y - reach, o.x + reach, o.y + reach];
+        let inside = cache.square.is_some_and(|q| {
+            q[0] <= need[0] && q[1] <= need[1] && need[2] <= q[2] && need[3] <= q[3]
+        });
+        if !inside {
+            let grow = reach + CANDIDATE_SLACK_M;
+            let q = [o.x - grow, o.y - grow, o.x + grow, o.y + grow];
+            let env = AABB::from_corners([q[0], q[1]], [q[2], q[3]]);
+            cache.candidates.clear();
+            let found = self.tree.locate_in_envelope_intersecting(&env);
+            cache.candidates.extend(found.map(|i| i.index));
+            cache.square = Some(q);
         }
         let mut cast = Caster {
             o,
             yaw_rad,
             reach,
             ranges: vec![f64::INFINITY; beams],
-            dirs: &mut dirs.1,
+            dirs: &mut cache.dirs,
         };
-        for k in self
-            .tree
-            .locate_in_envelope_intersecting(&env)
-            .map(|i| i.index)
-        {
+        for &k in &cache.candidates {
             cast.cast(&self.obstacles[k], &self.polygons[k]);
         }
         for (a, live) in self.actors.iter().zip(&self.live) {
@@ -883,6 +907,30 @@ mod tests {
             let slow = brute_scan(&w, o, yaw, beams, 40.0);
             for (i, (a, b)) in fast.ranges().iter().zip(&slow).enumerate() {
                 proptest::prop_assert!(a.to_bits() == b.to_bits(), "beam {}: {} vs {}", i, a, b);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        /// Scans one after another from a moving mount point (steps of up to 6 m, so that
+        /// the kept candidates are reused and found anew) each equal the brute-force scan.
+        #[test]
+        fn successive_scans_are_the_brute_force_scans(
+            obstacles in proptest::collection::vec(obstacle(), 0..16),
+            steps in proptest::collection::vec((0.0f64..6.0, -2.0f64..2.0, -0.3f64..0.3), 1..12),
+        ) {
+            // A drive across the obstacles' field, from outside it.
+            let w = World::new(flat(), obstacles);
+            let (mut o, mut yaw) = (Coord { x: -40.0, y: 0.0 }, 0.2);
+            for (dx, dy, dyaw) in steps {
+                o = Coord { x: o.x + dx, y: o.y + dy };
+                yaw += dyaw;
+                let fast = w.scan(o, yaw, 360, 25.0);
+                let slow = brute_scan(&w, o, yaw, 360, 25.0);
+                for (i, (a, b)) in fast.ranges().iter().zip(&slow).enumerate() {
+                    proptest::prop_assert!(a.to_bits() == b.to_bits(), "beam {}: {} vs {}", i, a, b);
+                }
             }
         }
     }
