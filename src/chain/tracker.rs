@@ -70,29 +70,33 @@ struct Cluster {
 
 /// A grid cell as a key whose order is that of (column, row): a column's cells are
 /// adjacent in a sorted list of keys.
-fn cell_key((x, y): (i32, i32)) -> u128 {
-    let flip = |v: i32| u128::from((v as u32) ^ 0x8000_0000);
-    flip(x) << 32 | flip(y)
+fn cell_key((x, y): (i16, i16)) -> u32 {
+    let flip = |v: i16| u32::from((v as u16) ^ 0x8000);
+    flip(x) << 16 | flip(y)
 }
 
 /// The cell of a key shifted to make room for an index (`key << 32 | index`).
-fn cell_of(e: u128) -> (i32, i32) {
-    let unflip = |v: u128| ((v as u32) ^ 0x8000_0000) as i32;
-    (unflip(e >> 64), unflip(e >> 32))
+fn cell_of(e: u64) -> (i16, i16) {
+    let unflip = |v: u64| ((v as u16) ^ 0x8000) as i16;
+    (unflip(e >> 48), unflip(e >> 32))
 }
 
 /// The low 32 bits of a packed key: the index it carries.
-const LOW: u128 = u32::MAX as u128;
+const LOW: u64 = u32::MAX as u64;
 
-/// A coordinate's grid index, ⌊v⌋, held in i32 (far coordinates share the edge cells).
-fn grid_index(v: f64) -> i32 {
-    floor_i64(v).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+/// A coordinate's grid index relative to the origin's, held in i16 (coordinates beyond
+/// 32,767 cells of the origin share the edge cells). Monotone and never more than one
+/// apart for indices one apart, so cells within the gate stay neighbours.
+fn grid_index(v: f64, origin: i64) -> i16 {
+    let rel = floor_i64(v).saturating_sub(origin);
+    rel.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
 }
 
 /// A pair's key as (distance², track, cluster).
 fn unpack_pair(key: &u128) -> (f64, usize, usize) {
     let d2 = f64::from_bits((key >> 64) as u64);
-    (d2, ((key >> 32) & LOW) as usize, (key & LOW) as usize)
+    let low = u128::from(LOW);
+    (d2, ((key >> 32) & low) as usize, (key & low) as usize)
 }
 
 /// How far beyond twice its radius a centroid must travel to be moving, m.
@@ -176,9 +180,11 @@ pub struct Tracker {
     /// The tracks' predictions by grid cell of the gate's size (the cell's key, then the
     /// track), sorted: association looks at the 3 × 3 cells around a cluster, not at
     /// every track (a dense scene has hundreds of both).
-    cells: Vec<u128>,
+    cells: Vec<u64>,
     /// The clusters by grid cell, the same way.
-    by_cell: Vec<u128>,
+    by_cell: Vec<u64>,
+    /// Where the scan was taken from: the grid's cells are counted from its cell.
+    origin: (f64, f64),
     /// Which tracks and clusters association has paired this step.
     track_done: Vec<bool>,
     cluster_done: Vec<bool>,
@@ -275,6 +281,7 @@ impl Tracker {
     /// within `cluster_gap_m` (and 3 beam spacings at their range) of each other; the last
     /// run joins the first across beam 0. Flat buffers, reused: no allocation a step.
     fn cluster(&mut self, pose: Pose, scan: &Scan, geometry: &ScanGeometry) {
+        self.origin = (pose.x_m, pose.y_m);
         let (s, c) = pose.yaw_rad.sin_cos();
         let step = std::f64::consts::TAU / geometry.beams().max(1) as f64;
         self.points.clear();
@@ -340,19 +347,28 @@ impl Tracker {
         // apart, whatever the rounding of the divisions (and coordinates beyond the
         // key's range share the edge cells, which only adds pairs to test).
         let size = self.cfg.gate_m * (1.0 + 1e-9);
-        let cell = |x: f64, y: f64| (grid_index(x / size), grid_index(y / size));
+        let origin = (
+            floor_i64(self.origin.0 / size),
+            floor_i64(self.origin.1 / size),
+        );
+        let cell = |x: f64, y: f64| {
+            (
+                grid_index(x / size, origin.0),
+                grid_index(y / size, origin.1),
+            )
+        };
         self.predicted.clear();
         self.predicted
             .extend(self.tracks.iter().map(|k| k.predicted(t)));
         self.cells.clear();
         let preds = self.predicted.iter().enumerate();
         self.cells
-            .extend(preds.map(|(ki, &(x, y))| cell_key(cell(x, y)) << 32 | ki as u128));
+            .extend(preds.map(|(ki, &(x, y))| u64::from(cell_key(cell(x, y))) << 32 | ki as u64));
         self.cells.sort_unstable();
         self.by_cell.clear();
         let clusters = self.clusters.iter().enumerate();
         self.by_cell
-            .extend(clusters.map(|(ci, c)| cell_key(cell(c.x, c.y)) << 32 | ci as u128));
+            .extend(clusters.map(|(ci, c)| u64::from(cell_key(cell(c.x, c.y))) << 32 | ci as u64));
         self.by_cell.sort_unstable();
         for dx in [-1, 0, 1] {
             let mut at = 0;
@@ -361,13 +377,16 @@ impl Tracker {
                 let Some(column) = cx.checked_add(dx) else {
                     continue;
                 };
-                let lo = cell_key((column, cy.saturating_sub(1))) << 32;
-                let hi = (cell_key((column, cy.saturating_add(1))) + 1) << 32;
-                while at < self.cells.len() && self.cells[at] < lo {
+                let lo = cell_key((column, cy.saturating_sub(1)));
+                let hi = cell_key((column, cy.saturating_add(1)));
+                while at < self.cells.len() && ((self.cells[at] >> 32) as u32) < lo {
                     at += 1;
                 }
                 let c = self.clusters[ci];
-                for &k in self.cells[at..].iter().take_while(|&&k| k < hi) {
+                let near = self.cells[at..]
+                    .iter()
+                    .take_while(|&&k| (k >> 32) as u32 <= hi);
+                for &k in near {
                     let ki = (k & LOW) as usize;
                     let (px, py) = self.predicted[ki];
                     let d2 = (c.x - px) * (c.x - px) + (c.y - py) * (c.y - py);
@@ -471,6 +490,22 @@ mod tests {
                 tr.update(t, pose, &scan, &geometry);
             }
         }
+    }
+
+    /// Cells are counted from the origin's and clamped far from it: two places within the
+    /// gate are in the same or neighbouring cells wherever they are, and a key sorts as
+    /// its (column, row).
+    #[test]
+    fn far_places_stay_neighbours_in_the_grid() {
+        for (x, origin) in [(0.3, 0), (-0.2, 0), (40_000.5, 0), (-1e12, 5), (1e300, -7)] {
+            let (a, b) = (grid_index(x, origin), grid_index(x + 0.999, origin));
+            assert!(b >= a && b - a <= 1, "{x}: {a} {b}");
+        }
+        assert_eq!(grid_index(-0.5, 0), -1);
+        assert_eq!(grid_index(1e9, 0), i16::MAX);
+        assert!(cell_key((-1, 5)) < cell_key((0, -5)));
+        assert!(cell_key((0, -1)) < cell_key((0, 0)));
+        assert_eq!(cell_of(u64::from(cell_key((-3, 7))) << 32 | 9), (-3, 7));
     }
 
     fn world(obstacles: Vec<Obstacle>) -> World {
