@@ -683,7 +683,7 @@ impl Caster<'_> {
         };
         // A circle's span has a margin of its own; a polygon's is exact, a beam to
         // spare each side absorbs the rounding.
-        let spare = i64::from(!matches!(obstacle, Obstacle::Circle { .. }));
+        let spare = i64::from(circle.is_none());
         let (first, count) = match span(obstacle, polygon, self.o) {
             Some((lo, hi)) => {
                 let first = floor_i64((lo - self.yaw_rad) / step) - spare;

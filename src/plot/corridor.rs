@@ -155,9 +155,10 @@ fn raster(
 }
 
 /// The corridor image (PNG or SVG): the raster part one pixel a cell (sampled where the
-/// raster is over 2400 cells a side, a square of pixels a cell where it is under 600), the route in red, coordinate axes in metres, and
-/// at the right the `d_c` ramp, the classes of the excluded ground that appear, the
-/// raster's size and a scale bar. In an SVG the raster part is an embedded PNG.
+/// raster is over 2400 cells a side, a square of pixels a cell where it is under 600),
+/// the route in red, coordinate axes in metres, and at the right the `d_c` ramp, the
+/// classes of the excluded ground that appear, the raster's size and a scale bar. In an
+/// SVG the raster part is an embedded PNG.
 pub fn corridor_image(
     corridor: &Corridor,
     map: &crate::ground::Map,
