@@ -821,6 +821,9 @@ fn lower(out: &mut Vec<Intervention>, rule: Rule, v: f64, cap: f64, d: Option<f6
 }
 
 #[cfg(test)]
+mod reference_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -98,9 +98,12 @@ pub fn free_distance_arc(
         if rho2 > hi2 || rho2 < lo2 {
             continue;
         }
-        // An arc is never shorter than its chord: a return whose chord from the
-        // reference point is past the best distance cannot improve it.
-        let lim = best + fp.ahead_m;
+        // A return at the angle θ about the centre lies within w of the arc's point at
+        // r θ, and an arc is never shorter than its chord: its chord from the
+        // reference point is at most |r θ| + w. One whose chord is longer than the best
+        // distance plus w cannot improve it, nor lie beside the body (θ < 0, where
+        // |r θ| ≤ behind_m).
+        let lim = (best + fp.ahead_m).max(fp.behind_m) + w;
         if x * x + y * y > lim * lim {
             continue;
         }
@@ -128,6 +131,9 @@ pub struct PathWindow {
     chunks: Vec<([f64; 2], f64, usize, usize)>,
     /// The bounding box of the segments grown by the band: [xmin, ymin, xmax, ymax].
     bbox: [f64; 4],
+    /// The distance from the reference point to the path's point at the vehicle's
+    /// station (where the path's stations count from), m.
+    offset_m: f64,
 }
 
 /// Segments per bounding circle of a [`PathWindow`].
@@ -155,6 +161,8 @@ impl PathWindow {
             let (dx, dy) = (p.x - px, p.y - py);
             [c * dx + s * dy, -s * dx + c * dy]
         };
+        let here = to_body(path.point_at(part, station_m));
+        self.offset_m = here[0].hypot(here[1]);
         let first = path.segment_at(part, station_m - behind_m);
         let mut bbox = [
             f64::INFINITY,
@@ -217,9 +225,11 @@ pub fn free_distance_path(
         if x < x0 || x > x1 || y < y0 || y > y1 {
             continue;
         }
-        // The path is at least as long as the chord: a return farther than the best
-        // station found so far (plus the band) cannot be nearer along the path.
-        let lim = best + fp.ahead_m + w;
+        // A return within w of the path at the station s is at most
+        // offset + |s| + w from the reference point (the path is never shorter than its
+        // chord from its point at the vehicle's station). One farther than the best
+        // distance allows cannot improve it, nor lie beside the body (|s| ≤ behind_m).
+        let lim = (best + fp.ahead_m).max(fp.behind_m) + w + window.offset_m;
         if x * x + y * y > lim * lim {
             continue;
         }
@@ -352,6 +362,33 @@ mod tests {
             let a = free_distance_arc([on_arc(k, s, e)].into_iter(), k, w, false, FP, 40.0);
             let b = free_distance_arc([on_arc(k, s + ds, e)].into_iter(), k, w, false, FP, 40.0);
             prop_assert!(b >= a, "{a} then {b}");
+        }
+
+        /// A set of returns gives the smallest of their distances alone, in any order:
+        /// the bounds that skip returns never skip one that would lower the distance
+        /// (a return outside the arc's centre line, beside the body in reverse, or
+        /// seen from a vehicle beside the path).
+        #[test]
+        fn a_set_gives_the_least_of_its_returns_alone(
+            pts in prop::collection::vec((-4.0f64..12.0, -6.0f64..6.0), 1..12),
+            k in -0.25f64..0.25, v in 0.0f64..8.0, reverse in any::<bool>(),
+            (lateral, yaw) in (-3.0f64..3.0, -0.6f64..0.6),
+        ) {
+            let fp = if reverse { Footprint { ahead_m: FP.behind_m, behind_m: FP.ahead_m } } else { FP };
+            let w = w(v);
+            let path = straight(101, 0.5, 3.0);
+            let part = path.parts()[0].clone();
+            let mut win = PathWindow::default();
+            win.prepare(&path, &part, 10.0, (10.0, lateral, yaw), fp.behind_m, 40.0, w);
+            let arc = |p: &[(f64, f64)]| free_distance_arc(p.iter().copied(), k, w, reverse, fp, 40.0);
+            let along = |p: &[(f64, f64)]| free_distance_path(p.iter().copied(), &win, w, fp, 40.0);
+            let mut rev = pts.clone();
+            rev.reverse();
+            for f in [&arc as &dyn Fn(&[(f64, f64)]) -> f64, &along] {
+                let alone = pts.iter().map(|p| f(&[*p])).fold(40.0, f64::min);
+                prop_assert_eq!(f(&pts), alone);
+                prop_assert_eq!(f(&rev), alone);
+            }
         }
 
         #[test]
