@@ -147,6 +147,100 @@ impl ScanGeometry {
     }
 }
 
+/// Points of the body frame in two plain arrays, x and y, so that the shield's band
+/// tests read them four at a time. Reused from step to step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Points {
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+}
+
+impl Points {
+    /// Empties the arrays, keeping their memory.
+    pub fn clear(&mut self) {
+        self.xs.clear();
+        self.ys.clear();
+    }
+
+    /// Adds a point.
+    pub fn push(&mut self, x: f64, y: f64) {
+        self.xs.push(x);
+        self.ys.push(y);
+    }
+
+    /// The number of points.
+    pub fn len(&self) -> usize {
+        self.xs.len()
+    }
+
+    /// Whether there is no point.
+    pub fn is_empty(&self) -> bool {
+        self.xs.is_empty()
+    }
+
+    /// The x coordinates, m.
+    pub fn xs(&self) -> &[f64] {
+        &self.xs
+    }
+
+    /// The y coordinates, m.
+    pub fn ys(&self) -> &[f64] {
+        &self.ys
+    }
+
+    /// The points as pairs.
+    pub fn iter(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.xs.iter().copied().zip(self.ys.iter().copied())
+    }
+}
+
+impl FromIterator<(f64, f64)> for Points {
+    fn from_iter<I: IntoIterator<Item = (f64, f64)>>(iter: I) -> Points {
+        let mut p = Points::default();
+        for (x, y) in iter {
+            p.push(x, y);
+        }
+        p
+    }
+}
+
+impl ScanGeometry {
+    /// The returns of a scan as [`ScanGeometry::points`] gives them, in order, written
+    /// into `out` (emptied first): four beams at a time, a block with no return skipped.
+    pub fn points_into(&self, scan: &Scan, out: &mut Points) {
+        use wide::{CmpLt, f64x4};
+        out.clear();
+        let n = scan.ranges.len().min(self.cos.len());
+        let (r, c, s) = (&scan.ranges[..n], &self.cos[..n], &self.sin[..n]);
+        let (mx, my) = (f64x4::splat(self.mount.0), f64x4::splat(self.mount.1));
+        let reach = f64x4::splat(self.reach_m);
+        let lanes = |v: &[f64]| f64x4::new([v[0], v[1], v[2], v[3]]);
+        let whole = n - n % 4;
+        for i in (0..whole).step_by(4) {
+            let rv = lanes(&r[i..i + 4]);
+            let mask = rv.cmp_lt(reach).move_mask();
+            if mask == 0 {
+                continue;
+            }
+            let x = (mx + rv * lanes(&c[i..i + 4])).to_array();
+            let y = (my + rv * lanes(&s[i..i + 4])).to_array();
+            if mask == 0b1111 {
+                out.xs.extend_from_slice(&x);
+                out.ys.extend_from_slice(&y);
+            } else {
+                for j in (0..4).filter(|j| mask & (1 << j) != 0) {
+                    out.push(x[j], y[j]);
+                }
+            }
+        }
+        for i in whole..n {
+            if r[i] < self.reach_m {
+                out.push(self.mount.0 + r[i] * c[i], self.mount.1 + r[i] * s[i]);
+            }
+        }
+    }
+}
+
 /// ⌊v⌋ without a call to the library's `floor` (which the baseline x86-64 target does
 /// not inline): exact for |v| < 2⁶³, saturating beyond, 0 for NaN.
 pub(crate) fn floor_i64(v: f64) -> i64 {
@@ -172,9 +266,35 @@ mod tests {
         s.set(90, 2.0).unwrap();
         s.set(180, 50.0).unwrap(); // beyond the reach: no return
         let pts: Vec<(f64, f64)> = g.points(&s).collect();
+        let mut arrays = Points::default();
+        g.points_into(&s, &mut arrays);
+        assert_eq!(arrays.iter().collect::<Vec<_>>(), pts);
         assert_eq!(pts.len(), 2);
         assert!((pts[0].0 - 6.0).abs() < 1e-12 && pts[0].1.abs() < 1e-12);
         assert!((pts[1].0 - 1.0).abs() < 1e-12 && (pts[1].1 - 2.0).abs() < 1e-12);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The arrays hold the points the iterator gives, in order, bit for bit, for any
+        /// beam count (whole blocks of four or not) and ranges about the reach.
+        #[test]
+        fn the_arrays_hold_the_iterators_points(
+            ranges in prop::collection::vec(
+                prop_oneof![Just(f64::INFINITY), 0.0f64..45.0, 39.9f64..40.1, Just(40.0)],
+                0..41,
+            ),
+        ) {
+            let g = ScanGeometry::new(ranges.len(), (1.9, -0.1), 40.0);
+            let scan = Scan::new(ranges).unwrap();
+            let mut out = Points::default();
+            out.push(7.0, 7.0); // emptied first
+            g.points_into(&scan, &mut out);
+            let want: Vec<(u64, u64)> = g.points(&scan).map(|(x, y)| (x.to_bits(), y.to_bits())).collect();
+            let got: Vec<(u64, u64)> = out.iter().map(|(x, y)| (x.to_bits(), y.to_bits())).collect();
+            prop_assert_eq!(got, want);
+        }
     }
 
     #[test]

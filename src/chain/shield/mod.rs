@@ -7,7 +7,7 @@ pub mod sweep;
 
 use crate::chain::envelope::{ClassLimits, EnvelopeConfig, Grip, GroundClass, StopRule};
 use crate::chain::path::Path;
-use crate::chain::scan::{Scan, ScanError, ScanGeometry};
+use crate::chain::scan::{Points, Scan, ScanError, ScanGeometry};
 use crate::chain::tracker::MovingObject;
 use crate::config::{Config, ControlConfig};
 use geo::{Contains, Coord, Distance, Euclidean, Point, Polygon};
@@ -124,8 +124,8 @@ pub struct ShieldOutput {
 #[derive(Debug, Clone, Default)]
 pub struct ShieldScratch {
     window: PathWindow,
-    returns: Vec<(f64, f64)>,
-    predicted: Vec<(f64, f64)>,
+    returns: Points,
+    predicted: Points,
     /// Whether the calls share their input until the next `begin_step`.
     in_step: bool,
     /// Whether `returns` holds the points of this step's scan.
@@ -470,8 +470,7 @@ impl Shield {
         scratch: &mut ShieldScratch,
     ) -> f64 {
         if !(scratch.in_step && scratch.returns_fresh) {
-            scratch.returns.clear();
-            scratch.returns.extend(self.geometry.points(input.scan));
+            self.geometry.points_into(input.scan, &mut scratch.returns);
             scratch.returns_fresh = scratch.in_step;
             scratch.fixed = [None; 2];
         }
@@ -497,7 +496,7 @@ impl Shield {
     /// predicted sweeps with their objects' radius `widen` added to the half width).
     fn free_distance_over(
         &self,
-        points: &[(f64, f64)],
+        points: &Points,
         kappa: f64,
         reverse: bool,
         input: &ShieldInput,
@@ -512,7 +511,7 @@ impl Shield {
     /// measured speed widened by `widen`.
     fn free_distance_arc(
         &self,
-        points: &[(f64, f64)],
+        points: &Points,
         kappa: f64,
         reverse: bool,
         input: &ShieldInput,
@@ -521,14 +520,14 @@ impl Shield {
         let w = self.half_width(input.speed_mps) + widen;
         let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
         let reach = self.geometry.reach_m();
-        sweep::free_distance_arc(points.iter().copied(), kappa, w, reverse, fp, reach)
+        sweep::free_distance_arc(points, kappa, w, reverse, fp, reach)
     }
 
     /// The part of the free distance that does not depend on the command's curvature: the
     /// smaller of the distances along the reference arc and along the reference path.
     fn free_distance_fixed(
         &self,
-        points: &[(f64, f64)],
+        points: &Points,
         reverse: bool,
         input: &ShieldInput,
         window: &mut PathWindow,
@@ -554,9 +553,7 @@ impl Shield {
         // Only stations before the best distance found on the arc can lower it.
         let window_m = d + fp.ahead_m;
         window.prepare(path, part, station, pose, fp.behind_m, window_m, w);
-        let pts = points.iter().copied();
-        let mirrored = pts.map(|(x, y)| if reverse { (-x, -y) } else { (x, y) });
-        d.min(sweep::free_distance_path(mirrored, window, w, fp, d))
+        d.min(sweep::free_distance_path(points, reverse, window, w, fp, d))
     }
 
     /// The moving-object rule's cap and its free distance (after the response distance),
@@ -712,7 +709,7 @@ impl Shield {
     /// either side is added to the corridor's half width). A point the vehicle will have passed,
     /// rear and all, `margin_s` before the object gets there (driving on at `v_pass`)
     /// is left out: braking for it would only bring the two together.
-    fn predict(&self, input: &ShieldInput, sweep: Sweep, out: &mut Vec<(f64, f64)>) {
+    fn predict(&self, input: &ShieldInput, sweep: Sweep, out: &mut Points) {
         out.clear();
         let p = input.pose;
         let (s, c) = p.yaw_rad.sin_cos();
@@ -733,7 +730,7 @@ impl Shield {
                 let passed = sweep.v_pass > 0.1
                     && (dir * b.0 + behind + r) / sweep.v_pass + sweep.margin_s < arrives;
                 if b.0 * b.0 + b.1 * b.1 < reach * reach && !passed {
-                    out.push(b);
+                    out.push(b.0, b.1);
                 }
             };
             let length = (speed * sweep.horizon_s).min(2.0 * reach);
