@@ -4,6 +4,7 @@
 //! beyond the reach `range_m`) is free to the reach: the reference's no_return_is_safe.
 
 use serde::{Deserialize, Serialize};
+use wide::{CmpLt, f64x4};
 
 /// An error of a scan: a value that is not a range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -145,6 +146,39 @@ impl ScanGeometry {
             .filter(move |(r, _)| **r < reach)
             .map(move |(r, (c, s))| (mx + r * c, my + r * s))
     }
+
+    /// The returns of a scan as [`ScanGeometry::points`] gives them, in order, written
+    /// into `out` (emptied first): four beams at a time, a block with no return skipped.
+    pub fn points_into(&self, scan: &Scan, out: &mut Points) {
+        out.clear();
+        let n = scan.ranges.len().min(self.cos.len());
+        let (r, c, s) = (&scan.ranges[..n], &self.cos[..n], &self.sin[..n]);
+        let (mx, my) = (f64x4::splat(self.mount.0), f64x4::splat(self.mount.1));
+        let reach = f64x4::splat(self.reach_m);
+        let whole = n - n % 4;
+        for i in (0..whole).step_by(4) {
+            let rv = four(&r[i..i + 4]);
+            let mask = rv.cmp_lt(reach).move_mask();
+            if mask == 0 {
+                continue;
+            }
+            let x = (mx + rv * four(&c[i..i + 4])).to_array();
+            let y = (my + rv * four(&s[i..i + 4])).to_array();
+            if mask == 0b1111 {
+                out.xs.extend_from_slice(&x);
+                out.ys.extend_from_slice(&y);
+            } else {
+                for j in (0..4).filter(|j| mask & (1 << j) != 0) {
+                    out.push(x[j], y[j]);
+                }
+            }
+        }
+        for i in whole..n {
+            if r[i] < self.reach_m {
+                out.push(self.mount.0 + r[i] * c[i], self.mount.1 + r[i] * s[i]);
+            }
+        }
+    }
 }
 
 /// Points of the body frame in two plain arrays, x and y, so that the shield's band
@@ -204,41 +238,9 @@ impl FromIterator<(f64, f64)> for Points {
     }
 }
 
-impl ScanGeometry {
-    /// The returns of a scan as [`ScanGeometry::points`] gives them, in order, written
-    /// into `out` (emptied first): four beams at a time, a block with no return skipped.
-    pub fn points_into(&self, scan: &Scan, out: &mut Points) {
-        use wide::{CmpLt, f64x4};
-        out.clear();
-        let n = scan.ranges.len().min(self.cos.len());
-        let (r, c, s) = (&scan.ranges[..n], &self.cos[..n], &self.sin[..n]);
-        let (mx, my) = (f64x4::splat(self.mount.0), f64x4::splat(self.mount.1));
-        let reach = f64x4::splat(self.reach_m);
-        let lanes = |v: &[f64]| f64x4::new([v[0], v[1], v[2], v[3]]);
-        let whole = n - n % 4;
-        for i in (0..whole).step_by(4) {
-            let rv = lanes(&r[i..i + 4]);
-            let mask = rv.cmp_lt(reach).move_mask();
-            if mask == 0 {
-                continue;
-            }
-            let x = (mx + rv * lanes(&c[i..i + 4])).to_array();
-            let y = (my + rv * lanes(&s[i..i + 4])).to_array();
-            if mask == 0b1111 {
-                out.xs.extend_from_slice(&x);
-                out.ys.extend_from_slice(&y);
-            } else {
-                for j in (0..4).filter(|j| mask & (1 << j) != 0) {
-                    out.push(x[j], y[j]);
-                }
-            }
-        }
-        for i in whole..n {
-            if r[i] < self.reach_m {
-                out.push(self.mount.0 + r[i] * c[i], self.mount.1 + r[i] * s[i]);
-            }
-        }
-    }
+/// Four values from the start of `v` as one four-lane value (`v` has at least four).
+pub(crate) fn four(v: &[f64]) -> f64x4 {
+    f64x4::new([v[0], v[1], v[2], v[3]])
 }
 
 /// ⌊v⌋ without a call to the library's `floor` (which the baseline x86-64 target does

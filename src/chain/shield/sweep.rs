@@ -22,7 +22,7 @@
 //! distance of 0: the band already touches it. Returns behind the body are ignored.
 
 use crate::chain::path::Path;
-use crate::chain::scan::Points;
+use crate::chain::scan::{Points, four};
 use geo::Coord;
 use std::f64::consts::{FRAC_PI_2, TAU};
 use std::ops::Range;
@@ -66,7 +66,6 @@ const STRAIGHT_CURVATURE: f64 = 1e-6;
 #[inline(always)]
 fn for_each_kept(points: &Points, keep: impl Fn(f64x4, f64x4) -> i32, mut body: impl FnMut(usize)) {
     let (xs, ys) = (points.xs(), points.ys());
-    let lanes = |c: &[f64]| f64x4::new(<[f64; 4]>::try_from(c).expect("four lanes"));
     let mut visit = |i: usize, mut mask: i32| {
         while mask != 0 {
             body(i + mask.trailing_zeros() as usize);
@@ -76,7 +75,7 @@ fn for_each_kept(points: &Points, keep: impl Fn(f64x4, f64x4) -> i32, mut body: 
     let (xb, yb) = (xs.chunks_exact(4), ys.chunks_exact(4));
     let (xt, yt) = (xb.remainder(), yb.remainder());
     for (i, (x, y)) in xb.zip(yb).enumerate() {
-        visit(4 * i, keep(lanes(x), lanes(y)) & 0b1111);
+        visit(4 * i, keep(four(x), four(y)) & 0b1111);
     }
     if !xt.is_empty() {
         let (mut x, mut y) = ([0.0; 4], [0.0; 4]);
