@@ -106,9 +106,9 @@ impl Driver {
         let station_m = proj.station_m;
         let s_last = path.station(part.end - 1).max(station_m);
         let s_pre = (station_m + self.cfg.speed_preview_m).min(s_last);
-        let mut v = path.min_speed_near(part, station_m, s_pre, proj.segment);
         let first = path.segment_near(part, station_m, proj.segment);
         let lastp = path.segment_near(part, s_pre, first);
+        let mut v = path.min_speed_on(first, station_m, lastp, s_pre);
         for c in path.classes_in(first, lastp.max(first)) {
             v = v.min(self.class_limits(c).speed_command_mps);
         }
@@ -193,7 +193,6 @@ impl Driver {
     }
 }
 
-/// The path point nearer to a projection.
 /// The projection from the last one's window; far from it (a reset, a relocalisation) the
 /// whole part is searched at once rather than the window catching up 12 m a step.
 fn project_near(
@@ -204,7 +203,10 @@ fn project_near(
 ) -> Projection {
     let proj = path.project(here, part, hint);
     let d = |p: &Projection| (p.point.x - here.x).hypot(p.point.y - here.y);
-    if d(&proj) > RELOCATE_M {
+    // The squared distance well inside the limit spares the `hypot` of most steps; near
+    // the limit the test is the same as without it.
+    let d2 = (proj.point.x - here.x).powi(2) + (proj.point.y - here.y).powi(2);
+    if d2 >= RELOCATE_M * RELOCATE_M * (1.0 - 1e-9) && d(&proj) > RELOCATE_M {
         let global = path.project(here, part, None);
         if d(&global) < d(&proj) {
             return global;
@@ -213,6 +215,7 @@ fn project_near(
     proj
 }
 
+/// The path point nearer to a projection.
 fn nearest_point(path: &Path, p: &Projection) -> usize {
     let i = p.segment;
     let mid = 0.5 * (path.station(i) + path.station(i + 1));
@@ -222,7 +225,15 @@ fn nearest_point(path: &Path, p: &Projection) -> usize {
 /// An angle wrapped to (−π, π].
 fn wrap(a: f64) -> f64 {
     let t = std::f64::consts::TAU;
-    let r = a.rem_euclid(t);
+    // `rem_euclid` without its `fmod` call where |a| < 2π (the remainder is then `a`
+    // itself): the same value, the same rounding of `a + 2π`.
+    let r = if (0.0..t).contains(&a) {
+        a
+    } else if a < 0.0 && a > -t {
+        a + t
+    } else {
+        a.rem_euclid(t)
+    };
     if r > std::f64::consts::PI { r - t } else { r }
 }
 
@@ -442,5 +453,51 @@ mod tests {
         assert_eq!(out(6.0), 2.0);
         // Grass (speed command 4.9) 30 m ahead is in sight from x = 21.
         assert_eq!(out(21.0), 4.9);
+    }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap;
+
+    /// The wrap as `rem_euclid` gives it, for comparison with the one that spares it.
+    fn wrap_by_rem(a: f64) -> f64 {
+        let t = std::f64::consts::TAU;
+        let r = a.rem_euclid(t);
+        if r > std::f64::consts::PI { r - t } else { r }
+    }
+
+    #[test]
+    fn wrap_at_its_edges_is_rem_euclids() {
+        let (pi, tau) = (std::f64::consts::PI, std::f64::consts::TAU);
+        let edges = [
+            0.0,
+            -0.0,
+            pi,
+            -pi,
+            tau,
+            -tau,
+            1e-300,
+            -1e-300,
+            3.0 * pi,
+            -3.0 * pi,
+            1e9,
+            -1e9,
+        ];
+        for e in edges {
+            for a in [e, e.next_up(), e.next_down()] {
+                assert_eq!(wrap(a).to_bits(), wrap_by_rem(a).to_bits(), "{a:e}");
+            }
+        }
+        for a in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert!(wrap(a).is_nan() && wrap_by_rem(a).is_nan());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn wrap_is_rem_euclids(a in -20.0f64..20.0) {
+            proptest::prop_assert_eq!(wrap(a).to_bits(), wrap_by_rem(a).to_bits());
+        }
     }
 }

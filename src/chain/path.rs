@@ -86,6 +86,8 @@ pub struct Path {
     parts: Vec<Range<usize>>,
     /// The curvature at each point: that of the circle through it and its neighbours.
     kappa: Vec<f64>,
+    /// The heading of each segment (the driver reads two a step: an `atan2` each).
+    heading: Vec<f64>,
     /// The lowest speed and the classes present over any range of points in one step.
     speed_min: Sparse<f64>,
     classes: Sparse<u16>,
@@ -199,8 +201,9 @@ impl Path {
             .collect();
         let speed: Vec<f64> = points.iter().map(|p| p.speed_mps).collect();
         let bits = points.iter().map(|p| class_bit(p.class)).collect();
-        Ok(Path {
+        let mut path = Path {
             kappa,
+            heading: Vec::new(),
             name: name.to_string(),
             line: points.iter().map(|p| Coord { x: p.x, y: p.y }).collect(),
             station,
@@ -210,7 +213,14 @@ impl Path {
             class: points.iter().map(|p| p.class).collect(),
             direction,
             parts,
-        })
+        };
+        path.heading = (0..nseg)
+            .map(|i| {
+                let d = path.segment_dir(i);
+                d.y.atan2(d.x)
+            })
+            .collect();
+        Ok(path)
     }
 
     /// The name (file) of the path.
@@ -312,8 +322,7 @@ impl Path {
 
     /// The heading of segment `i`, radians counter-clockwise from east.
     pub fn segment_heading(&self, i: usize) -> f64 {
-        let d = self.segment_dir(i);
-        d.y.atan2(d.x)
+        self.heading[i]
     }
 
     /// The segment of `part` that holds station `s` (clamped to the part).
@@ -391,6 +400,12 @@ impl Path {
     pub fn min_speed_near(&self, part: &Range<usize>, s0: f64, s1: f64, near: usize) -> f64 {
         let i0 = self.segment_near(part, s0, near);
         let i1 = self.segment_near(part, s1, i0);
+        self.min_speed_on(i0, s0, i1, s1)
+    }
+
+    /// [`Path::min_speed`] from station `s0` on segment `i0` to `s1` on segment `i1`,
+    /// where the caller has looked up the segments that hold them.
+    pub fn min_speed_on(&self, i0: usize, s0: f64, i1: usize, s1: f64) -> f64 {
         let v = self.speed_at(i0, s0).min(self.speed_at(i1, s1));
         if i0 < i1 {
             v.min(self.speed_min.range(i0 + 1, i1, f64::min))
@@ -424,12 +439,10 @@ impl Path {
                 let h = h.clamp(part.start, part.end - 1);
                 let s = self.station[h];
                 // The last point at least WINDOW_BACK_M behind (or the part's start), and
-                // the first at least WINDOW_AHEAD_M ahead (or the part's end), by bisection.
-                let back =
-                    self.station[part.start..=h].partition_point(|&x| x <= s - WINDOW_BACK_M);
-                let lo = part.start + back.saturating_sub(1);
-                let ahead =
-                    self.station[h + 1..part.end].partition_point(|&x| x < s + WINDOW_AHEAD_M);
+                // the first at least WINDOW_AHEAD_M ahead (or the part's end), searched
+                // outward from the hint (a few steps, not a bisection of the whole part).
+                let lo = self.segment_near(part, s - WINDOW_BACK_M, h);
+                let ahead = gallop_below(&self.station[h + 1..part.end], s + WINDOW_AHEAD_M);
                 (lo, h + 1 + ahead)
             }
             None => (part.start, part.end),
