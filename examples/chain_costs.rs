@@ -3,7 +3,9 @@
 //! of 5 runs in CPU time: the default driver on a 10,000-point winding path at 0.5 m and
 //! at 0.05 m spacing; the shield with every beam returning (a ring 12 to 20 m away and an
 //! object 15 m ahead) at 360, 1,440 and 5,760 beams, and with no return; a physics step of
-//! the plant; then the targets.
+//! the plant; the shield's scaling with the beams and, at 360 beams, with the returns
+//! (every k-th beam returning), each with the returns inside the band of the command's
+//! arc; then the targets.
 
 use acres::chain::driver::{Driver, DriverState};
 use acres::chain::envelope::{Grip, GroundClass};
@@ -50,16 +52,13 @@ fn driver_us(config: &Config, step: f64) -> f64 {
     })
 }
 
-fn shield_us(config: &Config, beams: usize, returns: bool) -> f64 {
-    let mut cfg = config.clone();
-    cfg.control.corridor.beams = beams as u32;
-    let shield = Shield::new(&cfg, Grip::Unknown).unwrap();
-    let path = winding(10_000, 0.5);
-    let part = path.parts()[0].clone();
+/// The benchmark's scan of `beams` beams: a ring 12 to 20 m away and an object 15 m
+/// ahead, where beam `i` returns only if `i` is a multiple of `every` (none for 0).
+fn ring(beams: usize, every: usize) -> Scan {
     let ranges: Vec<f64> = (0..beams)
         .map(|i| {
             let deg = i as f64 * 360.0 / beams as f64;
-            if returns {
+            if every > 0 && i % every == 0 {
                 12.0 + 8.0 * (deg * 0.1).sin().abs()
             } else {
                 f64::INFINITY
@@ -67,9 +66,27 @@ fn shield_us(config: &Config, beams: usize, returns: bool) -> f64 {
         })
         .collect();
     let mut scan = Scan::new(ranges).unwrap();
-    if returns {
+    if every > 0 {
         scan.set(0, 15.0).unwrap();
     }
+    scan
+}
+
+/// The command of the shield's benchmark.
+const CMD: Command = Command {
+    curvature_per_m: 0.05,
+    speed_mps: 6.0,
+};
+
+/// µs a `limit_with` of [`ring`]`(beams, every)` (scan points, both arcs, the path) and
+/// the returns inside the band of the command's arc (the ones the exact test sees).
+fn shield_us(config: &Config, beams: usize, every: usize) -> (f64, usize) {
+    let mut cfg = config.clone();
+    cfg.control.corridor.beams = beams as u32;
+    let shield = Shield::new(&cfg, Grip::Unknown).unwrap();
+    let path = winding(10_000, 0.5);
+    let part = path.parts()[0].clone();
+    let scan = ring(beams, every);
     let here = geo::Coord { x: 1000.0, y: 0.0 };
     let input = ShieldInput {
         pose: Pose {
@@ -86,20 +103,23 @@ fn shield_us(config: &Config, beams: usize, returns: bool) -> f64 {
         moving: &[],
         passing: false,
     };
-    let cmd = Command {
-        curvature_per_m: 0.05,
-        speed_mps: 6.0,
-    };
+    let (r, w) = (
+        1.0 / CMD.curvature_per_m,
+        shield.half_width(input.speed_mps),
+    );
+    let in_band = shield
+        .geometry()
+        .points(&scan)
+        .filter(|&(x, y)| (x.hypot(y - r) - r).abs() <= w)
+        .count();
     let mut scratch = ShieldScratch::default();
+    let returns = if every > 0 { beams.div_ceil(every) } else { 0 };
     // About half a second a run at the figures above (the CPU clock ticks every 10 ms).
-    let n = if returns {
-        100_000_000 / beams.max(1)
-    } else {
-        2_000_000
-    };
-    per_call(n, |_| {
-        black_box(shield.limit_with(black_box(cmd), black_box(&input), &mut scratch));
-    })
+    let n = 100_000_000 / (returns + 40);
+    let us = per_call(n, |_| {
+        black_box(shield.limit_with(black_box(CMD), black_box(&input), &mut scratch));
+    });
+    (us, in_band)
 }
 
 /// A physics step of the plant (the vehicle model, the drive-by-wire, the ground under
@@ -121,14 +141,38 @@ fn plant_us(config: &Config) -> f64 {
 
 fn main() {
     let c = Config::builtin();
+    let by_beams: Vec<(usize, (f64, usize))> = [360, 1440, 5760]
+        .into_iter()
+        .map(|b| (b, shield_us(&c, b, 1)))
+        .collect();
+    // The 360-beam ring with every k-th beam returning: the cost with the returns.
+    let by_returns: Vec<(usize, (f64, usize))> = [0, 16, 8, 4, 2, 1]
+        .into_iter()
+        .map(|k| {
+            (
+                if k > 0 { 360_usize.div_ceil(k) } else { 0 },
+                shield_us(&c, 360, k),
+            )
+        })
+        .collect();
+    let series = |v: &[(usize, (f64, usize))], key: &str| {
+        v.iter()
+            .map(|(n, (us, band))| {
+                format!("{{\"{key}\": {n}, \"in_band\": {band}, \"us\": {us:.3}}}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     println!(
-        "{{\"plant_physics_us\": {:.3}, \"driver_us_0_5m\": {:.3}, \"driver_us_0_05m\": {:.3}, \"shield_us_360\": {:.3}, \"shield_us_1440\": {:.3}, \"shield_us_5760\": {:.3}, \"shield_us_no_returns\": {:.3}, \"targets\": {{\"driver_us_0_5m\": 0.3, \"driver_us_0_05m\": 0.5, \"shield_us_360\": 0.75}}}}",
+        "{{\"plant_physics_us\": {:.3}, \"driver_us_0_5m\": {:.3}, \"driver_us_0_05m\": {:.3}, \"shield_us_360\": {:.3}, \"shield_us_1440\": {:.3}, \"shield_us_5760\": {:.3}, \"shield_us_no_returns\": {:.3}, \"shield_by_beams\": [{}], \"shield_by_returns_of_360\": [{}], \"targets\": {{\"driver_us_0_5m\": 0.3, \"driver_us_0_05m\": 0.5, \"shield_us_360\": 0.75}}}}",
         plant_us(&c),
         driver_us(&c, 0.5),
         driver_us(&c, 0.05),
-        shield_us(&c, 360, true),
-        shield_us(&c, 1440, true),
-        shield_us(&c, 5760, true),
-        shield_us(&c, 360, false)
+        by_beams[0].1.0,
+        by_beams[1].1.0,
+        by_beams[2].1.0,
+        by_returns[0].1.0,
+        series(&by_beams, "beams"),
+        series(&by_returns, "returns"),
     );
 }
