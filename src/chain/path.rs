@@ -88,6 +88,8 @@ pub struct Path {
     kappa: Vec<f64>,
     /// The heading of each segment (the driver reads two a step: an `atan2` each).
     heading: Vec<f64>,
+    /// The bounding circle of each run of [`RUN`] segments: centre and radius.
+    runs: Vec<(Coord<f64>, f64)>,
     /// The lowest speed and the classes present over any range of points in one step.
     speed_min: Sparse<f64>,
     classes: Sparse<u16>,
@@ -204,6 +206,7 @@ impl Path {
         let mut path = Path {
             kappa,
             heading: Vec::new(),
+            runs: Vec::new(),
             name: name.to_string(),
             line: points.iter().map(|p| Coord { x: p.x, y: p.y }).collect(),
             station,
@@ -219,6 +222,10 @@ impl Path {
                 let d = path.segment_dir(i);
                 d.y.atan2(d.x)
             })
+            .collect();
+        path.runs = (0..nseg)
+            .step_by(RUN)
+            .map(|k| bounding_circle(&path.line.0[k..=(k + RUN).min(nseg)]))
             .collect();
         Ok(path)
     }
@@ -251,6 +258,11 @@ impl Path {
     /// The station (cumulative length) of point `i`, m.
     pub fn station(&self, i: usize) -> f64 {
         self.station[i]
+    }
+
+    /// The stations of all points, m.
+    pub fn stations(&self) -> &[f64] {
+        &self.station
     }
 
     /// The length of the whole path, m.
@@ -323,6 +335,12 @@ impl Path {
     /// The heading of segment `i`, radians counter-clockwise from east.
     pub fn segment_heading(&self, i: usize) -> f64 {
         self.heading[i]
+    }
+
+    /// The bounding circle of segments `RUN k .. RUN (k + 1)` (fewer in the last run):
+    /// its centre and radius, m.
+    pub fn run_circle(&self, k: usize) -> (Coord<f64>, f64) {
+        self.runs[k]
     }
 
     /// The segment of `part` that holds station `s` (clamped to the part).
@@ -535,6 +553,24 @@ impl Path {
     }
 }
 
+/// Segments per bounding circle of [`Path::run_circle`].
+pub const RUN: usize = 8;
+
+/// A circle about the points `pts` (the ends of a run of segments): centred between the
+/// first and the last, as wide as the farthest.
+fn bounding_circle(pts: &[Coord<f64>]) -> (Coord<f64>, f64) {
+    let (a, b) = (pts[0], pts[pts.len() - 1]);
+    let c = Coord {
+        x: (a.x + b.x) / 2.0,
+        y: (a.y + b.y) / 2.0,
+    };
+    let r2 = pts
+        .iter()
+        .map(|p| (p.x - c.x).powi(2) + (p.y - c.y).powi(2))
+        .fold(0.0f64, f64::max);
+    (c, r2.sqrt())
+}
+
 /// Segments measured in a run where the projection's bound skips none.
 const NEAR_RUN: usize = 8;
 
@@ -630,6 +666,25 @@ pub(crate) mod tests {
                 }
             }
             proptest::prop_assert_eq!(p.nearest_segment(q, lo, hi, guess), want);
+        }
+
+        /// Every end of a run's segments lies inside the run's circle.
+        #[test]
+        fn a_runs_circle_holds_its_segments(
+            steps in proptest::collection::vec((0.01f64..3.0, -3.0f64..3.0), 1..40),
+        ) {
+            let (mut x, mut y) = (1000.0, -5000.0);
+            let pts: Vec<PathPoint> = std::iter::once((x, y))
+                .chain(steps.iter().map(|(dx, dy)| { x += dx; y += dy; (x, y) }))
+                .map(|(x, y)| PathPoint { x, y, speed_mps: 1.0, class: None, direction: Direction::Forward })
+                .collect();
+            let p = Path::new("p", &pts).unwrap();
+            for i in 0..p.len() - 1 {
+                let (c, r) = p.run_circle(i / RUN);
+                for q in [p.point(i), p.point(i + 1)] {
+                    proptest::prop_assert!((q.x - c.x).hypot(q.y - c.y) <= r * (1.0 + 1e-12));
+                }
+            }
         }
 
         /// The search from a segment nearby finds what bisection finds, from anywhere.

@@ -21,7 +21,7 @@
 //! A return beside the body (its station between −behind_m and ahead_m) gives a free
 //! distance of 0: the band already touches it. Returns behind the body are ignored.
 
-use crate::chain::path::Path;
+use crate::chain::path::{Path, RUN};
 use crate::chain::scan::{Points, four};
 use geo::Coord;
 use std::f64::consts::{FRAC_PI_2, TAU};
@@ -155,15 +155,20 @@ pub fn free_distance_arc(
 }
 
 /// The reference path near the vehicle in the body frame, prepared once per step for
-/// [`free_distance_path`].
+/// [`free_distance_path`]: its segments turned into the body frame, and the bounding
+/// circles of the path's runs of segments ([`Path::run_circle`], kept with the path) with
+/// only their centres turned, so that a return far from a run skips its segments.
 #[derive(Debug, Clone, Default)]
 pub struct PathWindow {
+    /// The window's segments: `first..end` of the path.
+    first: usize,
+    end: usize,
     /// Segment ends in the body frame, with the station of the first end relative to the
-    /// vehicle's station.
+    /// vehicle's station (segment `first + i` at `i`).
     segs: Vec<([f64; 2], [f64; 2], f64)>,
-    /// Runs of [`CHUNK`] segments: a bounding circle (centre, radius grown by the band)
-    /// and the range of `segs` it covers, so that a return far from a run skips it.
-    chunks: Vec<([f64; 2], f64, usize, usize)>,
+    /// The runs the window touches: the run, its centre in the body frame and its
+    /// radius grown by the band (and a hair for the rounding of the turn).
+    runs: Vec<(usize, [f64; 2], f64)>,
     /// The bounding box of the segments grown by the band: [xmin, ymin, xmax, ymax].
     bbox: [f64; 4],
     /// The distance from the reference point to the path's point at the vehicle's
@@ -171,13 +176,15 @@ pub struct PathWindow {
     offset_m: f64,
 }
 
-/// Segments per bounding circle of a [`PathWindow`].
-const CHUNK: usize = 8;
+/// How much a run's circle is grown beyond the band, so that the turn into the body frame
+/// never leaves a segment's end outside it: the turn rounds a point by about 1e-16 of its
+/// coordinates (under a nanometre at the millions of metres of UTM).
+const TURN_MARGIN_M: f64 = 1e-6;
 
 impl PathWindow {
     /// The segments of `part` from `behind_m` before the vehicle's station to `reach_m`
     /// past it, in the body frame of the pose (`x`, `y`, `yaw`), for a band of half width
-    /// `w`. Reuses its buffer.
+    /// `w`. Reuses its buffers.
     #[allow(clippy::too_many_arguments)]
     pub fn prepare(
         &mut self,
@@ -189,53 +196,65 @@ impl PathWindow {
         reach_m: f64,
         w: f64,
     ) {
-        self.segs.clear();
         let (px, py, yaw) = pose;
         let (s, c) = yaw.sin_cos();
         let to_body = |p: Coord<f64>| {
             let (dx, dy) = (p.x - px, p.y - py);
             [c * dx + s * dy, -s * dx + c * dy]
         };
-        let here = to_body(path.point_at(part, station_m));
+        let here_seg = path.segment_at(part, station_m);
+        let here = to_body(path.point_on(here_seg, station_m));
         self.offset_m = here[0].hypot(here[1]);
-        let first = path.segment_at(part, station_m - behind_m);
-        let mut bbox = [
-            f64::INFINITY,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        let mut a = to_body(path.point(first));
-        for i in first..part.end {
-            let s0 = path.station(i) - station_m;
+        self.first = path.segment_near(part, station_m - behind_m, here_seg);
+        self.segs.clear();
+        let (pts, stations) = (&path.line().0[self.first + 1..], path.stations());
+        let mut a = to_body(path.point(self.first));
+        let mut bbox = [a[0], a[1], a[0], a[1]];
+        for (&p, &st) in pts.iter().zip(&stations[self.first..part.end]) {
+            let s0 = st - station_m;
             if s0 > reach_m {
                 break;
             }
-            let b = to_body(path.point(i + 1));
-            for p in [a, b] {
-                bbox[0] = bbox[0].min(p[0]);
-                bbox[1] = bbox[1].min(p[1]);
-                bbox[2] = bbox[2].max(p[0]);
-                bbox[3] = bbox[3].max(p[1]);
+            let b = to_body(p);
+            // Plain comparisons (a box for a cheap test: a NaN end may be left out).
+            if b[0] < bbox[0] {
+                bbox[0] = b[0];
+            }
+            if b[1] < bbox[1] {
+                bbox[1] = b[1];
+            }
+            if b[0] > bbox[2] {
+                bbox[2] = b[0];
+            }
+            if b[1] > bbox[3] {
+                bbox[3] = b[1];
             }
             self.segs.push((a, b, s0));
             a = b;
         }
-        self.bbox = [bbox[0] - w, bbox[1] - w, bbox[2] + w, bbox[3] + w];
-        self.chunks.clear();
-        for start in (0..self.segs.len()).step_by(CHUNK) {
-            let end = (start + CHUNK).min(self.segs.len());
-            let run = &self.segs[start..end];
-            let (a, b) = (run[0].0, run[run.len() - 1].1);
-            let c = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
-            let r2 = run
-                .iter()
-                .map(|(_, q, _)| q)
-                .chain(std::iter::once(&run[0].0))
-                .map(|p| (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2))
-                .fold(0.0f64, f64::max);
-            self.chunks.push((c, r2.sqrt() + w, start, end));
+        self.end = self.first + self.segs.len();
+        self.runs.clear();
+        if self.segs.is_empty() {
+            self.bbox = [
+                f64::INFINITY,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NEG_INFINITY,
+            ];
+            return;
         }
+        self.bbox = [bbox[0] - w, bbox[1] - w, bbox[2] + w, bbox[3] + w];
+        for k in self.first / RUN..=(self.end - 1) / RUN {
+            let (centre, r) = path.run_circle(k);
+            self.runs.push((k, to_body(centre), r + w + TURN_MARGIN_M));
+        }
+    }
+
+    /// The window's segments of run `k`.
+    fn run_segments(&self, k: usize) -> &[([f64; 2], [f64; 2], f64)] {
+        let lo = (k * RUN).max(self.first);
+        let hi = ((k + 1) * RUN).min(self.end);
+        &self.segs[lo - self.first..hi - self.first]
     }
 }
 
@@ -262,7 +281,8 @@ pub fn free_distance_path(
     // offset + |s| + w from the reference point (the path is never shorter than its
     // chord from its point at the vehicle's station). One farther than the best
     // distance allows cannot improve it, nor lie beside the body (|s| ≤ behind_m).
-    let reach = |best: f64| (best + fp.ahead_m).max(fp.behind_m) + w + window.offset_m;
+    let offset = window.offset_m;
+    let reach = |best: f64| (best + fp.ahead_m).max(fp.behind_m) + w + offset;
     let [x0, y0, x1, y1] = window.bbox.map(f64x4::splat);
     let (vsign, vlim2) = (f64x4::splat(sign), f64x4::splat(reach(best).powi(2)));
     let keep = |x: f64x4, y: f64x4| {
@@ -285,11 +305,11 @@ pub fn free_distance_path(
 fn path_station(x: f64, y: f64, window: &PathWindow, w: f64, fp: Footprint, best: f64) -> f64 {
     let mut best = best;
     let w2 = w * w;
-    for &(c, r, start, end) in &window.chunks {
+    for &(k, c, r) in &window.runs {
         if (x - c[0]).powi(2) + (y - c[1]).powi(2) > r * r {
             continue;
         }
-        for &(a, b, s0) in &window.segs[start..end] {
+        for &(a, b, s0) in window.run_segments(k) {
             let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
             let len2 = ex * ex + ey * ey;
             let (px, py) = (x - a[0], y - a[1]);
