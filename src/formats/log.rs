@@ -537,6 +537,15 @@ mod tests {
                 "{bad}"
             );
         }
+        for nulls in ["null,", "null,null,", "nul", "null1", "nullx,1", "null,nul"] {
+            let line = format!(r#"{{{HEAD},"scan":[{nulls}]}}"#);
+            assert!(
+                parse_line(line.as_bytes(), &mut Vec::new()).is_err(),
+                "{nulls}"
+            );
+        }
+        agree(&format!(r#"{{{HEAD},"scan":[null,null,null,1.0,null]}}"#));
+        agree(&format!(r#"{{{HEAD},"scan":[null , null]}}"#));
         for good in [
             "0",
             "-0",
