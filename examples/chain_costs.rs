@@ -78,9 +78,10 @@ const CMD: Command = Command {
     speed_mps: 6.0,
 };
 
-/// µs a `limit_with` of [`ring`]`(beams, every)` (scan points, both arcs, the path) and
-/// the returns inside the band of the command's arc (the ones the exact test sees).
-fn shield_us(config: &Config, beams: usize, every: usize) -> (f64, usize) {
+/// µs a `limit_with` of [`ring`]`(beams, every)` (scan points, both arcs, the path), its
+/// returns, and those inside the band of the command's arc (the ones the band test keeps
+/// for the exact test).
+fn shield_us(config: &Config, beams: usize, every: usize) -> (f64, usize, usize) {
     let mut cfg = config.clone();
     cfg.control.corridor.beams = beams as u32;
     let shield = Shield::new(&cfg, Grip::Unknown).unwrap();
@@ -113,13 +114,13 @@ fn shield_us(config: &Config, beams: usize, every: usize) -> (f64, usize) {
         .filter(|&(x, y)| (x.hypot(y - r) - r).abs() <= w)
         .count();
     let mut scratch = ShieldScratch::default();
-    let returns = if every > 0 { beams.div_ceil(every) } else { 0 };
+    let returns = shield.geometry().points(&scan).count();
     // About half a second a run at the figures above (the CPU clock ticks every 10 ms).
     let n = 100_000_000 / (returns + 40);
     let us = per_call(n, |_| {
         black_box(shield.limit_with(black_box(CMD), black_box(&input), &mut scratch));
     });
-    (us, in_band)
+    (us, returns, in_band)
 }
 
 /// A physics step of the plant (the vehicle model, the drive-by-wire, the ground under
@@ -141,23 +142,21 @@ fn plant_us(config: &Config) -> f64 {
 
 fn main() {
     let c = Config::builtin();
-    let by_beams: Vec<(usize, (f64, usize))> = [360, 1440, 5760]
+    let by_beams: Vec<(usize, (f64, usize, usize))> = [360, 1440, 5760]
         .into_iter()
         .map(|b| (b, shield_us(&c, b, 1)))
         .collect();
     // The 360-beam ring with every k-th beam returning: the cost with the returns.
-    let by_returns: Vec<(usize, (f64, usize))> = [0, 16, 8, 4, 2, 1]
+    let by_returns: Vec<(usize, (f64, usize, usize))> = [0, 16, 8, 4, 2, 1]
         .into_iter()
         .map(|k| {
-            (
-                if k > 0 { 360_usize.div_ceil(k) } else { 0 },
-                shield_us(&c, 360, k),
-            )
+            let cost = shield_us(&c, 360, k);
+            (cost.1, cost)
         })
         .collect();
-    let series = |v: &[(usize, (f64, usize))], key: &str| {
+    let series = |v: &[(usize, (f64, usize, usize))], key: &str| {
         v.iter()
-            .map(|(n, (us, band))| {
+            .map(|(n, (us, _, band))| {
                 format!("{{\"{key}\": {n}, \"in_band\": {band}, \"us\": {us:.3}}}")
             })
             .collect::<Vec<_>>()
