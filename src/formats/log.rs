@@ -3,8 +3,8 @@
 //! keys are ignored), and CSV files with the columns of [`CSV_COLUMNS`] (a report CSV of
 //! `acres bridge client --log` holds them; a CSV without scan columns replays with an
 //! empty scan, so the obstacle rule sees nothing; rows with no pose at all, the reports
-//! before a client's first observation, are skipped). Read one record at a time, in constant
-//! memory.
+//! before a client's first observation, are skipped). Read in bounded memory: a record at a
+//! time (CSV), or batches of lines parsed on a thread of their own (JSON Lines).
 
 use crate::chain::shield::Pose;
 use crate::chain::{Gear, VehicleState};
@@ -101,44 +101,208 @@ type BadLine<'a> = dyn FnMut(u64, String) -> Result<(), LogError> + 'a;
 type Each<'a> = dyn FnMut(u64, &Record) -> Result<(), LogError> + 'a;
 
 /// Reads JSON Lines records; blank lines are skipped, and a last line without its newline
-/// that does not parse is reported as cut off.
+/// that does not parse is reported as cut off. Where the machine has a second core, the
+/// lines are parsed on a thread of their own while this one reads the next lines and runs
+/// `each` (parsing is about half of a replay's time); the records, the errors and their
+/// order are the same either way.
 fn read_json_lines(
     file: &str,
-    mut input: impl BufRead,
+    input: impl BufRead,
     bad: &mut BadLine,
     each: &mut Each,
 ) -> Result<(), LogError> {
-    let mut buf = Vec::new();
-    let mut rest = Vec::new();
-    let mut line = 0u64;
+    let threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    read_json_lines_on(file, input, threads, bad, each)
+}
+
+/// [`read_json_lines`], parsing on a thread of its own or not as `threads` says.
+fn read_json_lines_on(
+    file: &str,
+    input: impl BufRead,
+    threads: bool,
+    bad: &mut BadLine,
+    each: &mut Each,
+) -> Result<(), LogError> {
+    let mut lines = Lines {
+        file,
+        input,
+        line: 0,
+    };
+    if !threads {
+        return read_pipelined(&mut lines, &mut |b| Ok(b.map(parse_batch)), bad, each);
+    }
+    std::thread::scope(|s| {
+        let (to_parser, batches) = std::sync::mpsc::sync_channel::<Batch>(IN_FLIGHT);
+        let (to_reader, parsed) = std::sync::mpsc::sync_channel::<Batch>(IN_FLIGHT);
+        s.spawn(move || {
+            for b in batches {
+                // The reader stopped (an error of `each`): nothing more is wanted.
+                if to_reader.send(parse_batch(b)).is_err() {
+                    return;
+                }
+            }
+        });
+        // The reader keeps at most IN_FLIGHT batches out, so that neither channel ever
+        // blocks the parser, and the memory stays bounded.
+        let mut in_flight = 0usize;
+        let mut round_trip = |b: Option<Batch>| -> Result<Option<Batch>, LogError> {
+            if let Some(b) = b {
+                to_parser.send(b).map_err(|_| parser_gone(file))?;
+                in_flight += 1;
+                if in_flight < IN_FLIGHT {
+                    return Ok(None);
+                }
+            } else if in_flight == 0 {
+                return Ok(None);
+            }
+            in_flight -= 1;
+            parsed.recv().map(Some).map_err(|_| parser_gone(file))
+        };
+        read_pipelined(&mut lines, &mut round_trip, bad, each)
+    })
+}
+
+/// The error of a parsing thread that ended before its work (it panicked).
+fn parser_gone(file: &str) -> LogError {
+    LogError::File {
+        file: file.to_string(),
+        message: "the parsing thread stopped".into(),
+    }
+}
+
+/// Lines handed to the parser at a time, and bytes: a batch closes at either.
+const BATCH_LINES: usize = 128;
+const BATCH_BYTES: usize = 512 << 10;
+/// Batches between the reader and the parser at most: bounds the memory of a replay.
+const IN_FLIGHT: usize = 3;
+
+/// Lines of a log and their records: the reader fills the lines, the parser the
+/// records. A batch goes back and forth between the two threads, so that the memory of
+/// its records' scans is freed and reused on the thread that took it (a record
+/// allocated on one thread and freed on another cost a tenth more time).
+#[derive(Debug, Default)]
+struct Batch {
+    /// The lines' bytes, and each line's number, span (its text without the line end)
+    /// and whether it ended with its newline.
+    bytes: Vec<u8>,
+    lines: Vec<(u64, std::ops::Range<usize>, bool)>,
+    /// Each line's record or serde_json's error, in the order of `lines`.
+    records: Vec<Result<Record, serde_json::Error>>,
+    /// serde_json's buffer for the line without its scan.
+    rest: Vec<u8>,
+}
+
+/// Parses a batch's lines into its records, reusing the scans of its last records.
+fn parse_batch(mut b: Batch) -> Batch {
+    let mut spare: Vec<Vec<Option<f64>>> = (b.records.drain(..))
+        .filter_map(|r| r.ok().and_then(|r| r.scan))
+        .collect();
+    for (_, span, _) in &b.lines {
+        let scan = spare.pop().unwrap_or_else(|| Vec::with_capacity(360));
+        let r = parse_line_into(&b.bytes[span.clone()], &mut b.rest, scan);
+        b.records.push(r);
+    }
+    b
+}
+
+/// A log's input, read a batch at a time, and the number of the last line read.
+struct Lines<'a, R> {
+    file: &'a str,
+    input: R,
+    line: u64,
+}
+
+impl<R: BufRead> Lines<'_, R> {
+    /// Fills `b` with the next lines (blank ones skipped) up to a batch's limits. Returns
+    /// whether the input may hold more, or the error that ends it (a read error, a line
+    /// over [`MAX_LINE`]): the lines before it are still in `b`.
+    fn fill(&mut self, b: &mut Batch) -> (bool, Option<LogError>) {
+        b.bytes.clear();
+        b.lines.clear();
+        while b.lines.len() < BATCH_LINES && b.bytes.len() < BATCH_BYTES {
+            let at = b.bytes.len();
+            let n = match read_line(&mut self.input, &mut b.bytes) {
+                Ok(0) => return (false, None),
+                Ok(n) => n,
+                Err(e) => return (false, Some(LogError::Io(e, self.file.to_string()))),
+            };
+            self.line += 1;
+            if n > MAX_LINE {
+                b.bytes.truncate(at);
+                let message = format!("a line of over {} MiB (not a log)", MAX_LINE >> 20);
+                let (file, line) = (self.file.to_string(), self.line);
+                return (
+                    false,
+                    Some(LogError::Line {
+                        file,
+                        line,
+                        message,
+                    }),
+                );
+            }
+            let ended = b.bytes.ends_with(b"\n");
+            let text = b.bytes[at..].trim_ascii_end().len();
+            if text > 0 {
+                b.lines.push((self.line, at..at + text, ended));
+            }
+        }
+        (true, None)
+    }
+}
+
+/// Reads the batches of `lines` and hands each to `parse`, which gives back a parsed
+/// batch or None (it keeps the batch for later: `parse(None)` then gives back the
+/// oldest it holds, None when it holds none); the records go to `each` in the order of
+/// the lines.
+fn read_pipelined<R: BufRead>(
+    lines: &mut Lines<R>,
+    parse: &mut dyn FnMut(Option<Batch>) -> Result<Option<Batch>, LogError>,
+    bad: &mut BadLine,
+    each: &mut Each,
+) -> Result<(), LogError> {
+    let mut spare = Vec::new();
     loop {
-        buf.clear();
-        let n = read_line(&mut input, &mut buf).map_err(|e| LogError::Io(e, file.to_string()))?;
-        if n == 0 {
-            return Ok(());
+        let mut b: Batch = spare.pop().unwrap_or_default();
+        let (more, end) = lines.fill(&mut b);
+        let mut got = if b.lines.is_empty() {
+            spare.push(b);
+            None
+        } else {
+            parse(Some(b))?
+        };
+        // At the end, every batch still out is taken before the end's error.
+        loop {
+            let p = match got.take() {
+                Some(p) => p,
+                None if !more => match parse(None)? {
+                    Some(p) => p,
+                    None => break,
+                },
+                None => break,
+            };
+            take_records(&p, bad, each)?;
+            spare.push(p);
         }
-        line += 1;
-        if n > MAX_LINE {
-            return Err(LogError::Line {
-                file: file.to_string(),
-                line,
-                message: format!("a line of over {} MiB (not a log)", MAX_LINE >> 20),
-            });
+        if !more {
+            return end.map_or(Ok(()), Err);
         }
-        let text = buf.trim_ascii_end();
-        if text.is_empty() {
-            continue;
-        }
-        match parse_line(text, &mut rest) {
-            Ok(r) if r.state.speed_mps.is_finite() => each(line, &r)?,
+    }
+}
+
+/// Hands a batch's records to `each` and its bad lines to `bad`.
+fn take_records(b: &Batch, bad: &mut BadLine, each: &mut Each) -> Result<(), LogError> {
+    for (&(line, _, ended), parsed) in b.lines.iter().zip(&b.records) {
+        match parsed {
+            Ok(r) if r.state.speed_mps.is_finite() => each(line, r)?,
             Ok(_) => bad(line, "key `state.speed_mps`: not a finite number".into())?,
-            Err(e) if !buf.ends_with(b"\n") => bad(
+            Err(e) if !ended => bad(
                 line,
                 format!("the last line is cut off (a truncated log): {e}"),
             )?,
             Err(e) => bad(line, e.to_string())?,
         }
     }
+    Ok(())
 }
 
 /// The longest line a log may hold: a record of 100,000 beams is under 2 MiB.
@@ -173,9 +337,19 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usi
 /// three times faster than serde_json's generic reading of 360 `Option<f64>`; a line the
 /// fast path does not take in full (spaces, a nested `scan`, a number JSON does not allow)
 /// is read by serde_json alone, so the values and the errors are serde_json's.
+#[cfg(test)]
 fn parse_line(line: &[u8], rest: &mut Vec<u8>) -> Result<Record, serde_json::Error> {
+    parse_line_into(line, rest, Vec::with_capacity(360))
+}
+
+/// [`parse_line`] with the memory of an earlier scan (`scan`, emptied) for this one's.
+fn parse_line_into(
+    line: &[u8],
+    rest: &mut Vec<u8>,
+    mut scan: Vec<Option<f64>>,
+) -> Result<Record, serde_json::Error> {
+    scan.clear();
     if let Some((cut, values)) = scan_span(line) {
-        let mut scan = Vec::with_capacity(360);
         if scan_values(&line[values], &mut scan) {
             rest.clear();
             rest.extend_from_slice(&line[..cut.start]);
@@ -577,17 +751,124 @@ mod tests {
         }
     }
 
-    /// A file without newlines is refused at the line limit, not read whole.
+    /// A file without newlines is refused at the line limit, not read whole; the lines
+    /// before it are handed on first, whichever thread parses them.
     #[test]
     fn a_line_has_a_limit() {
-        let big = std::io::repeat(b'x').take(MAX_LINE as u64 + 10);
-        let e = read_records("big", std::io::BufReader::new(big), false, false, |_, _| {
-            Ok(())
-        });
-        assert!(
-            e.unwrap_err()
-                .to_string()
-                .starts_with("big:1: a line of over 64 MiB")
+        let good: String = (1..=300)
+            .map(|n| format!("{{\"step\":{n},{}}}\n", &HEAD[9..]))
+            .collect();
+        for threads in [false, true] {
+            let big = good
+                .as_bytes()
+                .chain(std::io::repeat(b'x').take(MAX_LINE as u64 + 10));
+            let big = std::io::BufReader::new(big);
+            let (lines, _, end) = read_log(big, threads, false, usize::MAX);
+            assert_eq!(lines, (1..=300).collect::<Vec<_>>());
+            assert!(
+                end.unwrap_err()
+                    .starts_with("log:301: a line of over 64 MiB")
+            );
+        }
+    }
+
+    /// Reads a log as `read_records` does, parsing on a thread of its own or not, with
+    /// `each` failing after `stop` records: the lines of the records, the lines skipped
+    /// and how the reading ended.
+    fn read_log(
+        input: impl BufRead,
+        threads: bool,
+        skip_bad: bool,
+        stop: usize,
+    ) -> (Vec<u64>, Vec<u64>, Result<(), String>) {
+        let (mut lines, mut skipped) = (Vec::new(), Vec::new());
+        let end = read_json_lines_on(
+            "log",
+            input,
+            threads,
+            &mut |n, message| {
+                if skip_bad {
+                    skipped.push(n);
+                    return Ok(());
+                }
+                let file = "log".to_string();
+                Err(LogError::Line {
+                    file,
+                    line: n,
+                    message,
+                })
+            },
+            &mut |n, r| {
+                assert_eq!(r.step, n, "the record of line {n}");
+                if lines.len() == stop {
+                    let message = "stop".to_string();
+                    return Err(LogError::File {
+                        file: "each".into(),
+                        message,
+                    });
+                }
+                lines.push(n);
+                Ok(())
+            },
         );
+        (lines, skipped, end.map_err(|e| e.to_string()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// A log of good, bad and blank lines (more than the batches in flight hold), its
+        /// last line perhaps cut off, and an `each` that may stop early: the parsing
+        /// thread gives the records, the errors and their order of a reading on one
+        /// thread, and both give the lines the log was made of.
+        #[test]
+        fn parsing_on_a_thread_changes_nothing(
+            kinds in prop::collection::vec(0u8..10, 0..900),
+            cut in any::<bool>(),
+            skip_bad in any::<bool>(),
+            stop in prop::option::of(0usize..900),
+        ) {
+            let mut log = String::new();
+            let (mut good, mut bad) = (Vec::new(), Vec::new());
+            for (i, k) in kinds.iter().enumerate() {
+                let n = i as u64 + 1;
+                let line = match k {
+                    0 => { bad.push(n); "{\"step\":".to_string() }
+                    1 => String::new(),
+                    _ => { good.push(n); format!("{{\"step\":{n},{}}}", &HEAD[9..]) }
+                };
+                log.push_str(&line);
+                log.push('\n');
+            }
+            if cut && !kinds.is_empty() {
+                log.pop();
+                log.pop();
+                if good.last() == Some(&(kinds.len() as u64)) {
+                    good.pop();
+                    bad.push(kinds.len() as u64);
+                }
+            }
+            let stop = stop.unwrap_or(usize::MAX);
+            let one = read_log(log.as_bytes(), false, skip_bad, stop);
+            let two = read_log(log.as_bytes(), true, skip_bad, stop);
+            prop_assert_eq!(&one, &two);
+            let (lines, skipped, end) = one;
+            let first_bad = bad.first().copied().unwrap_or(u64::MAX);
+            let before = |v: &Vec<u64>, n: u64| v.iter().copied().filter(|&l| l < n).collect::<Vec<_>>();
+            let handed = if skip_bad { good.clone() } else { before(&good, first_bad) };
+            let want: Vec<u64> = handed.iter().copied().take(stop).collect();
+            prop_assert_eq!(&lines, &want);
+            match end {
+                Ok(()) => prop_assert!(handed.len() <= stop && (skip_bad || bad.is_empty())),
+                Err(e) if e == "each: stop" => prop_assert!(handed.len() > stop),
+                Err(e) => {
+                    prop_assert!(!skip_bad && handed.len() <= stop);
+                    prop_assert!(e.starts_with(&format!("log:{first_bad}: ")), "{}", e);
+                }
+            }
+            // The bad lines are skipped up to where `each` stopped, and only with
+            // `skip_bad`.
+            let until = if skip_bad { handed.get(stop).copied().unwrap_or(u64::MAX) } else { 0 };
+            prop_assert_eq!(skipped, before(&bad, until));
+        }
     }
 }
