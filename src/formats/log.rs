@@ -134,7 +134,8 @@ fn read_json_lines_on(
     std::thread::scope(|s| {
         let (to_parser, batches) = std::sync::mpsc::sync_channel::<Batch>(IN_FLIGHT);
         let (to_reader, parsed) = std::sync::mpsc::sync_channel::<Batch>(IN_FLIGHT);
-        s.spawn(move || {
+        let parser = std::thread::Builder::new().name("acres-parse".into());
+        let spawned = parser.spawn_scoped(s, move || {
             for b in batches {
                 // The reader stopped (an error of `each`): nothing more is wanted.
                 if to_reader.send(parse_batch(b)).is_err() {
@@ -142,6 +143,10 @@ fn read_json_lines_on(
                 }
             }
         });
+        if spawned.is_err() {
+            // No thread to be had: parse on this one.
+            return read_pipelined(&mut lines, &mut |b| Ok(b.map(parse_batch)), bad, each);
+        }
         // The reader keeps at most IN_FLIGHT batches out, so that neither channel ever
         // blocks the parser, and the memory stays bounded.
         let mut in_flight = 0usize;
@@ -178,8 +183,7 @@ const IN_FLIGHT: usize = 3;
 
 /// Lines of a log and their records: the reader fills the lines, the parser the
 /// records. A batch goes back and forth between the two threads, so that the memory of
-/// its records' scans is freed and reused on the thread that took it (a record
-/// allocated on one thread and freed on another cost a tenth more time).
+/// its records' scans is reused on the thread that allocated it, not freed on another.
 #[derive(Debug, Default)]
 struct Batch {
     /// The lines' bytes, and each line's number, span (its text without the line end)
@@ -219,6 +223,10 @@ impl<R: BufRead> Lines<'_, R> {
     fn fill(&mut self, b: &mut Batch) -> (bool, Option<LogError>) {
         b.bytes.clear();
         b.lines.clear();
+        if b.bytes.capacity() > 4 * BATCH_BYTES {
+            // A batch that held a huge line does not keep its memory.
+            b.bytes = Vec::new();
+        }
         while b.lines.len() < BATCH_LINES && b.bytes.len() < BATCH_BYTES {
             let at = b.bytes.len();
             let n = match read_line(&mut self.input, &mut b.bytes) {
