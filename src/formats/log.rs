@@ -194,6 +194,8 @@ struct Batch {
     records: Vec<Result<Record, serde_json::Error>>,
     /// serde_json's buffer for the line without its scan.
     rest: Vec<u8>,
+    /// Whether the batch ended where the input had nothing more buffered.
+    idle: bool,
 }
 
 /// Parses a batch's lines into its records, reusing the scans of its last records.
@@ -217,10 +219,12 @@ struct Lines<'a, R> {
 }
 
 impl<R: BufRead> Lines<'_, R> {
-    /// Fills `b` with the next lines (blank ones skipped) up to a batch's limits. Returns
-    /// whether the input may hold more, or the error that ends it (a read error, a line
-    /// over [`MAX_LINE`]): the lines before it are still in `b`.
+    /// Fills `b` with the next lines (blank ones skipped) up to a batch's limits, or up to
+    /// the end of what the input has buffered (where reading on may wait: `b.idle`).
+    /// Returns whether the input may hold more, or the error that ends it (a read error,
+    /// a line over [`MAX_LINE`]): the lines before it are still in `b`.
     fn fill(&mut self, b: &mut Batch) -> (bool, Option<LogError>) {
+        b.idle = false;
         b.bytes.clear();
         b.lines.clear();
         if b.bytes.capacity() > 4 * BATCH_BYTES {
@@ -229,9 +233,9 @@ impl<R: BufRead> Lines<'_, R> {
         }
         while b.lines.len() < BATCH_LINES && b.bytes.len() < BATCH_BYTES {
             let at = b.bytes.len();
-            let n = match read_line(&mut self.input, &mut b.bytes) {
-                Ok(0) => return (false, None),
-                Ok(n) => n,
+            let (n, drained) = match read_line(&mut self.input, &mut b.bytes) {
+                Ok((0, _)) => return (false, None),
+                Ok(read) => read,
                 Err(e) => return (false, Some(LogError::Io(e, self.file.to_string()))),
             };
             self.line += 1;
@@ -253,6 +257,12 @@ impl<R: BufRead> Lines<'_, R> {
             if text > 0 {
                 b.lines.push((self.line, at..at + text, ended));
             }
+            // All that was written is read: the batch goes now, not when the next lines
+            // come, so that a live stream (a recording piped in) is replayed as it comes.
+            if drained && !b.lines.is_empty() {
+                b.idle = true;
+                break;
+            }
         }
         (true, None)
     }
@@ -272,17 +282,19 @@ fn read_pipelined<R: BufRead>(
     loop {
         let mut b: Batch = spare.pop().unwrap_or_default();
         let (more, end) = lines.fill(&mut b);
+        // At the end, every batch still out is taken before the end's error; where the
+        // input is idle, before reading on (which may wait for the next line).
+        let drain = !more || b.idle;
         let mut got = if b.lines.is_empty() {
             spare.push(b);
             None
         } else {
             parse(Some(b))?
         };
-        // At the end, every batch still out is taken before the end's error.
         loop {
             let p = match got.take() {
                 Some(p) => p,
-                None if !more => match parse(None)? {
+                None if drain => match parse(None)? {
                     Some(p) => p,
                     None => break,
                 },
@@ -319,7 +331,9 @@ const MAX_LINE: usize = 64 << 20;
 /// Appends the next line of `input` with its newline to `buf` (std's `read_until` with the
 /// memchr crate's vectorised search, a tenth of the reading time of a 3.5 kB line), and
 /// stops past [`MAX_LINE`] bytes so that a file without newlines is not read whole.
-fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+/// Returns the bytes read and whether the line ended where the input's buffer did (the
+/// next line may not be written yet: a live stream).
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<(usize, bool)> {
     let mut n = 0;
     loop {
         let avail = match input.fill_buf() {
@@ -331,11 +345,12 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usi
             Some(i) => (i + 1, true),
             None => (avail.len(), avail.is_empty()),
         };
+        let drained = take == avail.len();
         buf.extend_from_slice(&avail[..take]);
         input.consume(take);
         n += take;
         if done || n > MAX_LINE {
-            return Ok(n);
+            return Ok((n, drained));
         }
     }
 }
@@ -777,6 +792,52 @@ mod tests {
                 end.unwrap_err()
                     .starts_with("log:301: a line of over 64 MiB")
             );
+        }
+    }
+
+    /// A stream written a line at a time (what a pipe gives).
+    struct Live(std::sync::mpsc::Receiver<Vec<u8>>);
+
+    impl std::io::Read for Live {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let wait = std::time::Duration::from_secs(3);
+            let Ok(chunk) = self.0.recv_timeout(wait) else {
+                return Ok(0);
+            };
+            out[..chunk.len()].copy_from_slice(&chunk);
+            Ok(chunk.len())
+        }
+    }
+
+    /// A live stream is replayed as it comes: each line reaches `each` before the next is
+    /// written (a batch does not wait for lines not yet written).
+    #[test]
+    fn a_live_stream_is_not_held_back() {
+        for threads in [false, true] {
+            let (to_stream, stream) = std::sync::mpsc::channel();
+            let (ack, acks) = std::sync::mpsc::channel();
+            let writer = std::thread::spawn(move || {
+                let wait = std::time::Duration::from_secs(3);
+                for n in 1..=5u64 {
+                    let line = format!("{{\"step\":{n},{}}}\n", &HEAD[9..]);
+                    to_stream.send(line.into_bytes()).unwrap();
+                    // The next line is written only once this one was replayed.
+                    if acks.recv_timeout(wait) != Ok(n) {
+                        return n - 1;
+                    }
+                }
+                5
+            });
+            let input = std::io::BufReader::new(Live(stream));
+            let (mut bad, mut each) = (
+                |_, m| panic!("{m}"),
+                |n, _: &Record| {
+                    let _ = ack.send(n);
+                    Ok(())
+                },
+            );
+            read_json_lines_on("live", input, threads, &mut bad, &mut each).unwrap();
+            assert_eq!(writer.join().unwrap(), 5, "lines replayed as written");
         }
     }
 
