@@ -194,8 +194,17 @@ struct Batch {
     records: Vec<Result<Record, serde_json::Error>>,
     /// serde_json's buffer for the line without its scan.
     rest: Vec<u8>,
-    /// Whether the batch ended where the input had nothing more buffered.
-    idle: bool,
+}
+
+/// How a batch's filling ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fill {
+    /// At a batch's limits: the input may hold more.
+    Full,
+    /// Where the input had nothing more buffered: reading on may wait for the next line.
+    Idle,
+    /// At the input's end, or at the error that ends it.
+    End,
 }
 
 /// Parses a batch's lines into its records, reusing the scans of its last records.
@@ -220,11 +229,10 @@ struct Lines<'a, R> {
 
 impl<R: BufRead> Lines<'_, R> {
     /// Fills `b` with the next lines (blank ones skipped) up to a batch's limits, or up to
-    /// the end of what the input has buffered (where reading on may wait: `b.idle`).
-    /// Returns whether the input may hold more, or the error that ends it (a read error,
-    /// a line over [`MAX_LINE`]): the lines before it are still in `b`.
-    fn fill(&mut self, b: &mut Batch) -> (bool, Option<LogError>) {
-        b.idle = false;
+    /// the end of what the input has buffered. Returns how the filling ended, and the
+    /// error that ends the input (a read error, a line over [`MAX_LINE`]): the lines
+    /// before it are still in `b`.
+    fn fill(&mut self, b: &mut Batch) -> (Fill, Option<LogError>) {
         b.bytes.clear();
         b.lines.clear();
         if b.bytes.capacity() > 4 * BATCH_BYTES {
@@ -234,9 +242,9 @@ impl<R: BufRead> Lines<'_, R> {
         while b.lines.len() < BATCH_LINES && b.bytes.len() < BATCH_BYTES {
             let at = b.bytes.len();
             let (n, drained) = match read_line(&mut self.input, &mut b.bytes) {
-                Ok((0, _)) => return (false, None),
+                Ok((0, _)) => return (Fill::End, None),
                 Ok(read) => read,
-                Err(e) => return (false, Some(LogError::Io(e, self.file.to_string()))),
+                Err(e) => return (Fill::End, Some(LogError::Io(e, self.file.to_string()))),
             };
             self.line += 1;
             if n > MAX_LINE {
@@ -244,7 +252,7 @@ impl<R: BufRead> Lines<'_, R> {
                 let message = format!("a line of over {} MiB (not a log)", MAX_LINE >> 20);
                 let (file, line) = (self.file.to_string(), self.line);
                 return (
-                    false,
+                    Fill::End,
                     Some(LogError::Line {
                         file,
                         line,
@@ -260,11 +268,10 @@ impl<R: BufRead> Lines<'_, R> {
             // All that was written is read: the batch goes now, not when the next lines
             // come, so that a live stream (a recording piped in) is replayed as it comes.
             if drained && !b.lines.is_empty() {
-                b.idle = true;
-                break;
+                return (Fill::Idle, None);
             }
         }
-        (true, None)
+        (Fill::Full, None)
     }
 }
 
@@ -281,10 +288,10 @@ fn read_pipelined<R: BufRead>(
     let mut spare = Vec::new();
     loop {
         let mut b: Batch = spare.pop().unwrap_or_default();
-        let (more, end) = lines.fill(&mut b);
+        let (fill, end) = lines.fill(&mut b);
         // At the end, every batch still out is taken before the end's error; where the
         // input is idle, before reading on (which may wait for the next line).
-        let drain = !more || b.idle;
+        let drain = fill != Fill::Full;
         let mut got = if b.lines.is_empty() {
             spare.push(b);
             None
@@ -303,7 +310,7 @@ fn read_pipelined<R: BufRead>(
             take_records(&p, bad, each)?;
             spare.push(p);
         }
-        if !more {
+        if fill == Fill::End {
             return end.map_or(Ok(()), Err);
         }
     }
