@@ -148,14 +148,17 @@ impl ScanGeometry {
     }
 
     /// The returns of a scan as [`ScanGeometry::points`] gives them, in order, written
-    /// into `out` (emptied first): four beams at a time, a block with no return skipped.
+    /// into `out` (emptied first): four beams at a time, a block with no return skipped,
+    /// the four lanes of a block written in place and the count moved on by those kept.
     pub fn points_into(&self, scan: &Scan, out: &mut Points) {
-        out.clear();
         let n = scan.ranges.len().min(self.cos.len());
+        out.clear();
+        out.room(n + 4);
         let (r, c, s) = (&scan.ranges[..n], &self.cos[..n], &self.sin[..n]);
         let (mx, my) = (f64x4::splat(self.mount.0), f64x4::splat(self.mount.1));
         let reach = f64x4::splat(self.reach_m);
         let whole = n - n % 4;
+        let mut k = 0;
         for i in (0..whole).step_by(4) {
             let rv = four(&r[i..i + 4]);
             let mask = rv.cmp_lt(reach).move_mask();
@@ -165,66 +168,99 @@ impl ScanGeometry {
             let x = (mx + rv * four(&c[i..i + 4])).to_array();
             let y = (my + rv * four(&s[i..i + 4])).to_array();
             if mask == 0b1111 {
-                out.xs.extend_from_slice(&x);
-                out.ys.extend_from_slice(&y);
+                out.xs[k..k + 4].copy_from_slice(&x);
+                out.ys[k..k + 4].copy_from_slice(&y);
+                k += 4;
             } else {
-                for j in (0..4).filter(|j| mask & (1 << j) != 0) {
-                    out.push(x[j], y[j]);
+                for j in 0..4 {
+                    out.xs[k] = x[j];
+                    out.ys[k] = y[j];
+                    k += (mask >> j) as usize & 1;
                 }
             }
         }
         for i in whole..n {
             if r[i] < self.reach_m {
-                out.push(self.mount.0 + r[i] * c[i], self.mount.1 + r[i] * s[i]);
+                out.xs[k] = self.mount.0 + r[i] * c[i];
+                out.ys[k] = self.mount.1 + r[i] * s[i];
+                k += 1;
             }
         }
+        out.len = k;
     }
 }
 
 /// Points of the body frame in two plain arrays, x and y, so that the shield's band
-/// tests read them four at a time. Reused from step to step.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// tests read them four at a time. Reused from step to step: the arrays keep their
+/// length (the first `len` entries are the points), so that refilling them writes in
+/// place.
+#[derive(Clone, Default)]
 pub struct Points {
     xs: Vec<f64>,
     ys: Vec<f64>,
+    len: usize,
 }
 
 impl Points {
-    /// Empties the arrays, keeping their memory.
+    /// Empties the points, keeping their memory.
     pub fn clear(&mut self) {
-        self.xs.clear();
-        self.ys.clear();
+        self.len = 0;
+    }
+
+    /// Makes the arrays at least `n` long.
+    fn room(&mut self, n: usize) {
+        if self.xs.len() < n {
+            self.xs.resize(n, 0.0);
+            self.ys.resize(n, 0.0);
+        }
     }
 
     /// Adds a point.
     pub fn push(&mut self, x: f64, y: f64) {
-        self.xs.push(x);
-        self.ys.push(y);
+        self.room(self.len + 1);
+        self.xs[self.len] = x;
+        self.ys[self.len] = y;
+        self.len += 1;
     }
 
     /// The number of points.
     pub fn len(&self) -> usize {
-        self.xs.len()
+        self.len
     }
 
     /// Whether there is no point.
     pub fn is_empty(&self) -> bool {
-        self.xs.is_empty()
+        self.len == 0
     }
 
     /// The x coordinates, m.
     pub fn xs(&self) -> &[f64] {
-        &self.xs
+        &self.xs[..self.len]
     }
 
     /// The y coordinates, m.
     pub fn ys(&self) -> &[f64] {
-        &self.ys
+        &self.ys[..self.len]
     }
 
     /// The points as pairs.
     pub fn iter(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
-        self.xs.iter().copied().zip(self.ys.iter().copied())
+        self.xs().iter().copied().zip(self.ys().iter().copied())
+    }
+}
+
+impl PartialEq for Points {
+    fn eq(&self, other: &Points) -> bool {
+        self.xs() == other.xs() && self.ys() == other.ys()
+    }
+}
+
+impl std::fmt::Debug for Points {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Points")
+            .field("xs", &self.xs())
+            .field("ys", &self.ys())
+            .finish()
     }
 }
 
@@ -239,8 +275,10 @@ impl FromIterator<(f64, f64)> for Points {
 }
 
 /// Four values from the start of `v` as one four-lane value (`v` has at least four).
+#[inline(always)]
 pub(crate) fn four(v: &[f64]) -> f64x4 {
-    f64x4::new([v[0], v[1], v[2], v[3]])
+    let a: [f64; 4] = v[..4].try_into().expect("four values");
+    f64x4::from(a)
 }
 
 /// ⌊v⌋ without a call to the library's `floor` (which the baseline x86-64 target does
@@ -280,22 +318,27 @@ mod tests {
 
     proptest! {
         /// The arrays hold the points the iterator gives, in order, bit for bit, for any
-        /// beam count (whole blocks of four or not) and ranges about the reach.
+        /// beam count (whole blocks of four or not) and ranges about the reach, also when
+        /// they are refilled after a scan with more or fewer returns.
         #[test]
         fn the_arrays_hold_the_iterators_points(
-            ranges in prop::collection::vec(
-                prop_oneof![Just(f64::INFINITY), 0.0f64..45.0, 39.9f64..40.1, Just(40.0)],
-                0..41,
-            ),
+            (before, ranges) in (0usize..41).prop_flat_map(|n| {
+                let range = prop_oneof![Just(f64::INFINITY), 0.0f64..45.0, 39.9f64..40.1, Just(40.0)];
+                (prop::collection::vec(range.clone(), n), prop::collection::vec(range, n))
+            }),
         ) {
             let g = ScanGeometry::new(ranges.len(), (1.9, -0.1), 40.0);
-            let scan = Scan::new(ranges).unwrap();
             let mut out = Points::default();
             out.push(7.0, 7.0); // emptied first
+            g.points_into(&Scan::new(before).unwrap(), &mut out);
+            let scan = Scan::new(ranges).unwrap();
             g.points_into(&scan, &mut out);
             let want: Vec<(u64, u64)> = g.points(&scan).map(|(x, y)| (x.to_bits(), y.to_bits())).collect();
             let got: Vec<(u64, u64)> = out.iter().map(|(x, y)| (x.to_bits(), y.to_bits())).collect();
+            prop_assert_eq!(out.len(), want.len());
+            prop_assert_eq!((out.xs().len(), out.ys().len()), (want.len(), want.len()));
             prop_assert_eq!(got, want);
+            prop_assert_eq!(&out, &g.points(&scan).collect::<Points>());
         }
     }
 
