@@ -24,7 +24,7 @@
 use crate::chain::path::{Path, RUN};
 use crate::chain::scan::{Points, four};
 use geo::Coord;
-use std::f64::consts::{FRAC_PI_2, TAU};
+use std::f64::consts::{FRAC_PI_2, PI, TAU};
 use std::ops::Range;
 use wide::{CmpGe, CmpGt, CmpLe, CmpLt, f64x4};
 
@@ -121,6 +121,11 @@ pub fn free_distance_arc(
     let lo = (r - w).max(0.0);
     let (lo2, hi2) = (lo * lo, (r + w) * (r + w));
     let th_min = -fp.behind_m * k;
+    // A return at an angle θ in [th_min, 0) (beside the body) has x ≥ −(r + w) |th_min|
+    // (|sin θ| ≤ |θ|); one with x < 0 further out lies past half a turn, so its arc
+    // length is at least π r. Grown by a part in a billion for the rounding.
+    let beside_x = -((r + w) * fp.behind_m * k * (1.0 + 1e-9) + 1e-9);
+    let half_turn = PI * r * (1.0 - 1e-9);
     let sy = if kappa < 0.0 { -1.0 } else { 1.0 };
     let (vsx, vsy, vr) = (f64x4::splat(sx), f64x4::splat(sy), f64x4::splat(r));
     let (vlo2, vhi2) = (f64x4::splat(lo2), f64x4::splat(hi2));
@@ -139,7 +144,7 @@ pub fn free_distance_arc(
         // distance plus w cannot improve it, nor lie beside the body (θ < 0, where
         // |r θ| ≤ behind_m).
         let lim = (best + fp.ahead_m).max(fp.behind_m) + w;
-        if x * x + y * y > lim * lim {
+        if x * x + y * y > lim * lim || (x < beside_x && half_turn >= best + fp.ahead_m) {
             return;
         }
         let mut th = (y - r).atan2(x) + FRAC_PI_2;
@@ -391,6 +396,50 @@ mod tests {
         // A return straight ahead at 10 m is outside a band of 1 m around that arc.
         let d = free_distance_arc(&pts_of([(10.0, 0.0)]), 0.1, 1.0, false, FP, 40.0);
         assert_eq!(d, 40.0);
+    }
+
+    #[test]
+    fn a_return_past_half_a_turn_counts_on_a_tight_arc() {
+        // κ = 0.2 (r = 5 m, half a turn 15.7 m): a return on the arc 1.2 half-turns
+        // along, behind the rear axle (x < 0), is the nearest where nothing is nearer,
+        // and a farther one past half a turn does not hide it.
+        for kappa in [0.2, -0.2] {
+            let s = 1.2 * PI / 0.2;
+            let (x, y) = on_arc(kappa, s, 0.3);
+            assert!(x < -1.0, "{x}");
+            let d = free_distance_arc(&pts_of([(x, y)]), kappa, 1.0, false, FP, 40.0);
+            assert!((d - (s - FP.ahead_m)).abs() < 1e-9, "{d}");
+            let far = on_arc(kappa, 1.5 * PI / 0.2, 0.0);
+            let d2 = free_distance_arc(&pts_of([far, (x, y)]), kappa, 1.0, false, FP, 40.0);
+            assert_eq!(d2, d);
+            // With a return nearer than half a turn, the one past it changes nothing.
+            let near = on_arc(kappa, 6.0, 0.0);
+            let d3 = free_distance_arc(&pts_of([near, (x, y)]), kappa, 1.0, false, FP, 40.0);
+            assert!((d3 - (6.0 - FP.ahead_m)).abs() < 1e-9, "{d3}");
+        }
+    }
+
+    #[test]
+    fn a_return_just_behind_the_axle_on_an_arc_gives_zero() {
+        // Beside the body at a small negative angle (x < 0), inside th_min = −behind κ.
+        for (kappa, reverse) in [(0.2, false), (-0.2, false), (0.2, true)] {
+            let (x, y) = on_arc(kappa, -0.4, 0.5);
+            assert!(x < 0.0);
+            let p = if reverse { (-x, y) } else { (x, y) };
+            let fp = if reverse {
+                Footprint {
+                    ahead_m: FP.behind_m,
+                    behind_m: FP.ahead_m,
+                }
+            } else {
+                FP
+            };
+            // After a return 6 m along, so that the bound of half a turn is in force.
+            let (nx, ny) = on_arc(kappa, 6.0, 0.0);
+            let near = if reverse { (-nx, ny) } else { (nx, ny) };
+            let d = free_distance_arc(&pts_of([near, p]), kappa, 1.0, reverse, fp, 40.0);
+            assert_eq!(d, 0.0, "κ {kappa} reverse {reverse}");
+        }
     }
 
     #[test]
