@@ -127,12 +127,13 @@ pub fn free_distance_arc(
     let beside_x = -((r + w) * fp.behind_m * k * (1.0 + 1e-9) + 1e-9);
     let half_turn = PI * r * (1.0 - 1e-9);
     let sy = if kappa < 0.0 { -1.0 } else { 1.0 };
-    let (vsx, vsy, vr) = (f64x4::splat(sx), f64x4::splat(sy), f64x4::splat(r));
-    let (vlo2, vhi2) = (f64x4::splat(lo2), f64x4::splat(hi2));
+    let (vlo2, vhi2, vcy) = (f64x4::splat(lo2), f64x4::splat(hi2), f64x4::splat(sy * r));
     // The centre of the arc is (0, r); travel is counter-clockwise around it. A return
     // whose distance from the centre is outside [r − w, r + w] is outside the band.
+    // Measured in the points' own frame, where the centre is (0, sy r): the mirror
+    // changes no square, to the bit.
     let keep = |x: f64x4, y: f64x4| {
-        let (x, dy) = (x * vsx, y * vsy - vr);
+        let dy = y - vcy;
         let rho2 = x * x + dy * dy;
         !(rho2.cmp_gt(vhi2) | rho2.cmp_lt(vlo2)).move_mask()
     };
@@ -288,10 +289,16 @@ pub fn free_distance_path(
     // distance allows cannot improve it, nor lie beside the body (|s| ≤ behind_m).
     let offset = window.offset_m;
     let reach = |best: f64| (best + fp.ahead_m).max(fp.behind_m) + w + offset;
-    let [x0, y0, x1, y1] = window.bbox.map(f64x4::splat);
-    let (vsign, vlim2) = (f64x4::splat(sign), f64x4::splat(reach(best).powi(2)));
+    // The box in the points' own frame (turned back where `mirror`).
+    let [bx0, by0, bx1, by1] = window.bbox;
+    let bbox = if mirror {
+        [-bx1, -by1, -bx0, -by0]
+    } else {
+        window.bbox
+    };
+    let [x0, y0, x1, y1] = bbox.map(f64x4::splat);
+    let vlim2 = f64x4::splat(reach(best).powi(2));
     let keep = |x: f64x4, y: f64x4| {
-        let (x, y) = (x * vsign, y * vsign);
         let outside = x.cmp_lt(x0) | x.cmp_gt(x1) | y.cmp_lt(y0) | y.cmp_gt(y1);
         !(outside | (x * x + y * y).cmp_gt(vlim2)).move_mask()
     };
