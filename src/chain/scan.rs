@@ -159,14 +159,18 @@ impl ScanGeometry {
         let reach = f64x4::splat(self.reach_m);
         let whole = n - n % 4;
         let mut k = 0;
-        for i in (0..whole).step_by(4) {
-            let rv = four(&r[i..i + 4]);
+        let blocks = r
+            .chunks_exact(4)
+            .zip(c.chunks_exact(4))
+            .zip(s.chunks_exact(4));
+        for ((rb, cb), sb) in blocks {
+            let rv = four(rb);
             let mask = rv.cmp_lt(reach).move_mask();
             if mask == 0 {
                 continue;
             }
-            let x = (mx + rv * four(&c[i..i + 4])).to_array();
-            let y = (my + rv * four(&s[i..i + 4])).to_array();
+            let x = (mx + rv * four(cb)).to_array();
+            let y = (my + rv * four(sb)).to_array();
             if mask == 0b1111 {
                 out.xs[k..k + 4].copy_from_slice(&x);
                 out.ys[k..k + 4].copy_from_slice(&y);
@@ -275,10 +279,8 @@ impl FromIterator<(f64, f64)> for Points {
 }
 
 /// Four values from the start of `v` as one four-lane value (`v` has at least four).
-#[inline(always)]
 pub(crate) fn four(v: &[f64]) -> f64x4 {
-    let a: [f64; 4] = v[..4].try_into().expect("four values");
-    f64x4::from(a)
+    f64x4::new([v[0], v[1], v[2], v[3]])
 }
 
 /// ⌊v⌋ without a call to the library's `floor` (which the baseline x86-64 target does
