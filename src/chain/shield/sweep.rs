@@ -180,6 +180,9 @@ pub struct PathWindow {
     /// The distance from the reference point to the path's point at the vehicle's
     /// station (where the path's stations count from), m.
     offset_m: f64,
+    /// The order in which [`free_distance_path`] measures the returns (kept for its
+    /// memory).
+    order: Vec<(u64, usize)>,
 }
 
 /// How much a run's circle is grown beyond the band, so that the turn into the body frame
@@ -272,10 +275,14 @@ impl PathWindow {
 /// perpendicular foot on a segment, or that of a vertex where it lies in the wedge
 /// outside a corner, so that a return 15 m along the path counts at 15 m, not at the
 /// end of an earlier segment whose end cap it touches.
+///
+/// The returns the band keeps are measured nearest first, so that the first to lower
+/// the distance bounds the rest early, and the measuring stops at the first one too far
+/// for the bound: the least of a set does not depend on its order.
 pub fn free_distance_path(
     points: &Points,
     mirror: bool,
-    window: &PathWindow,
+    window: &mut PathWindow,
     w: f64,
     fp: Footprint,
     bound_m: f64,
@@ -302,13 +309,23 @@ pub fn free_distance_path(
         let outside = x.cmp_lt(x0) | x.cmp_gt(x1) | y.cmp_lt(y0) | y.cmp_gt(y1);
         !(outside | (x * x + y * y).cmp_gt(vlim2)).move_mask()
     };
+    // Each kept return by its squared distance from the reference point (a sum of
+    // squares: its bits order as its value does) and its index.
+    let mut order = std::mem::take(&mut window.order);
+    order.clear();
     for_each_kept(points, keep, |i| {
-        let (x, y) = (xs[i] * sign, ys[i] * sign);
-        let lim = reach(best);
-        if x * x + y * y <= lim * lim {
-            best = path_station(x, y, window, w, fp, best);
-        }
+        let (x, y) = (xs[i], ys[i]);
+        order.push(((x * x + y * y).to_bits(), i));
     });
+    order.sort_unstable();
+    for &(d2, i) in &order {
+        let lim = reach(best);
+        if f64::from_bits(d2) > lim * lim {
+            break;
+        }
+        best = path_station(xs[i] * sign, ys[i] * sign, window, w, fp, best);
+    }
+    window.order = order;
     best
 }
 
@@ -463,9 +480,9 @@ mod tests {
         // The vehicle at station 10 heading east, 0.5 m left of the path.
         win.prepare(&p, &part, 10.0, (10.0, 0.5, 0.0), 0.49, 40.0, 1.42);
         // A return 15 m ahead on the path (body x = 15, y = −0.5).
-        let d = free_distance_path(&pts_of([(15.0, -0.5)]), false, &win, 1.42, FP, 40.0);
+        let d = free_distance_path(&pts_of([(15.0, -0.5)]), false, &mut win, 1.42, FP, 40.0);
         assert!((d - (15.0 - 2.56)).abs() < 1e-9, "{d}");
-        let d = free_distance_path(&pts_of([(15.0, 2.0)]), false, &win, 1.42, FP, 40.0);
+        let d = free_distance_path(&pts_of([(15.0, 2.0)]), false, &mut win, 1.42, FP, 40.0);
         assert_eq!(d, 40.0);
     }
 
@@ -512,7 +529,7 @@ mod tests {
             let mut win = PathWindow::default();
             win.prepare(&path, &part, 10.0, (10.0, lateral, yaw), fp.behind_m, 40.0, w);
             let arc = |p: &[(f64, f64)]| free_distance_arc(&pts_of(p), k, w, reverse, fp, 40.0);
-            let along = |p: &[(f64, f64)]| free_distance_path(&pts_of(p), false, &win, w, fp, 40.0);
+            let along = |p: &[(f64, f64)]| free_distance_path(&pts_of(p), false, &mut win.clone(), w, fp, 40.0);
             let mut rev = pts.clone();
             rev.reverse();
             for f in [&arc as &dyn Fn(&[(f64, f64)]) -> f64, &along] {
