@@ -6,6 +6,12 @@
 //! the plant; the shield's scaling with the beams and, at 360 beams, with the returns
 //! (every k-th beam returning), each with the returns inside the band of the command's
 //! arc; then the targets.
+//!
+//! `chain_costs ring CALLS [EVERY]` makes CALLS calls of the shield on the 360-beam ring
+//! (every EVERY-th beam returning, 1 by default, 0 for none) and prints µs a call: a
+//! fixed amount of work to count under a profiler, e.g. `valgrind --tool=callgrind
+//! target/release/examples/chain_costs ring 2000`, whose difference from 4,000 calls is
+//! the cost of 2,000.
 
 use acres::chain::driver::{Driver, DriverState};
 use acres::chain::envelope::{Grip, GroundClass};
@@ -82,6 +88,16 @@ const CMD: Command = Command {
 /// returns, and those inside the band of the command's arc (the ones the band test keeps
 /// for the exact test).
 fn shield_us(config: &Config, beams: usize, every: usize) -> (f64, usize, usize) {
+    shield_calls(config, beams, every, None)
+}
+
+/// [`shield_us`], or with `calls` the µs a call of one run of that many calls.
+fn shield_calls(
+    config: &Config,
+    beams: usize,
+    every: usize,
+    calls: Option<usize>,
+) -> (f64, usize, usize) {
     let mut cfg = config.clone();
     cfg.control.corridor.beams = beams as u32;
     let shield = Shield::new(&cfg, Grip::Unknown).unwrap();
@@ -117,9 +133,17 @@ fn shield_us(config: &Config, beams: usize, every: usize) -> (f64, usize, usize)
     let returns = shield.geometry().points(&scan).count();
     // About half a second a run at the figures above (the CPU clock ticks every 10 ms).
     let n = 100_000_000 / (returns + 40);
-    let us = per_call(n, |_| {
+    let mut call = |_| {
         black_box(shield.limit_with(black_box(CMD), black_box(&input), &mut scratch));
-    });
+    };
+    let us = match calls {
+        Some(calls) => {
+            let t = cpu_s();
+            (0..calls).for_each(&mut call);
+            (cpu_s() - t) / calls.max(1) as f64 * 1e6
+        }
+        None => per_call(n, call),
+    };
     (us, returns, in_band)
 }
 
@@ -142,6 +166,17 @@ fn plant_us(config: &Config) -> f64 {
 
 fn main() {
     let c = Config::builtin();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("ring") {
+        let number = |i: usize, default: usize| {
+            args.get(i)
+                .map(|a| a.parse().expect("a count"))
+                .unwrap_or(default)
+        };
+        let (us, returns, _) = shield_calls(&c, 360, number(2, 1), Some(number(1, 2000)));
+        println!("{{\"shield_us_360\": {us:.3}, \"returns\": {returns}}}");
+        return;
+    }
     let by_beams: Vec<(usize, (f64, usize, usize))> = [360, 1440, 5760]
         .into_iter()
         .map(|b| (b, shield_us(&c, b, 1)))
