@@ -11,7 +11,8 @@
 //! (every EVERY-th beam returning, 1 by default, 0 for none) and prints µs a call: a
 //! fixed amount of work to count under a profiler, e.g. `valgrind --tool=callgrind
 //! target/release/examples/chain_costs ring 2000`, whose difference from 4,000 calls is
-//! the cost of 2,000.
+//! the cost of 2,000. The µs printed need calls enough for the CPU clock's 10 ms ticks
+//! (100,000 or more); a few thousand calls print 0.
 
 use acres::chain::driver::{Driver, DriverState};
 use acres::chain::envelope::{Grip, GroundClass};
@@ -170,7 +171,10 @@ fn main() {
     if args.first().map(String::as_str) == Some("ring") {
         let number = |i: usize, default: usize| {
             args.get(i)
-                .map(|a| a.parse().expect("a count"))
+                .map(|a| {
+                    a.parse()
+                        .expect("usage: chain_costs ring CALLS [EVERY], whole numbers")
+                })
                 .unwrap_or(default)
         };
         let (us, returns, _) = shield_calls(&c, 360, number(2, 1), Some(number(1, 2000)));

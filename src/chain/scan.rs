@@ -153,7 +153,9 @@ impl ScanGeometry {
     pub fn points_into(&self, scan: &Scan, out: &mut Points) {
         let n = scan.ranges.len().min(self.cos.len());
         out.clear();
-        out.room(n + 4);
+        // A point is written at most at its own beam's index (the count never passes the
+        // beam), so n entries hold them all.
+        out.room(n);
         let (r, c, s) = (&scan.ranges[..n], &self.cos[..n], &self.sin[..n]);
         let (mx, my) = (f64x4::splat(self.mount.0), f64x4::splat(self.mount.1));
         let reach = f64x4::splat(self.reach_m);
