@@ -99,13 +99,27 @@ fn unpack_pair(key: &u128) -> (f64, usize, usize) {
     (d2, ((key >> 32) & low) as usize, (key & low) as usize)
 }
 
+/// The pair count of a track or cluster that association has paired.
+const PAIRED: u8 = u8::MAX;
+
+/// A track takes its cluster of time `t`: a centroid more, and its radius grown (within
+/// half of `max_size`).
+fn take(k: &mut Track, c: Cluster, t: f64, max_size: f64) {
+    if k.history.len() == HISTORY {
+        k.history.pop_front();
+    }
+    k.history.push_back((t, c.x, c.y));
+    k.radius = k.radius.max(c.radius).min(max_size / 2.0);
+    k.last_seen_s = t;
+}
+
 /// How far beyond twice its radius a centroid must travel to be moving, m.
 const TRAVEL_MARGIN_M: f64 = 0.5;
 
 /// The most centroids a track keeps (the window at 50 Hz is well inside it).
 const HISTORY: usize = 64;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Track {
     /// The first centroid: a static object's centroid never leaves its own extent.
     origin: (f64, f64),
@@ -175,8 +189,10 @@ pub struct Tracker {
     cfg: TrackerConfig,
     tracks: Vec<Track>,
     clusters: Vec<Cluster>,
-    /// The pairs within the gate as keys (distance², track, cluster), sorted.
+    /// The pairs within the gate as keys (distance², track, cluster), in the order found.
     pairs: Vec<u128>,
+    /// The pairs that share their track or their cluster with another pair, sorted.
+    contested: Vec<u128>,
     /// The tracks' predictions by grid cell of the gate's size (the cell's key, then the
     /// track), sorted: association looks at the 3 × 3 cells around a cluster, not at
     /// every track (a dense scene has hundreds of both).
@@ -185,9 +201,10 @@ pub struct Tracker {
     by_cell: Vec<u64>,
     /// Where the scan was taken from: the grid's cells are counted from its cell.
     origin: (f64, f64),
-    /// Which tracks and clusters association has paired this step.
-    track_done: Vec<bool>,
-    cluster_done: Vec<bool>,
+    /// How many pairs each track and each cluster is in (at most 2 counted); then
+    /// [`PAIRED`] once association has paired it this step.
+    track_pairs: Vec<u8>,
+    cluster_pairs: Vec<u8>,
     predicted: Vec<(f64, f64)>,
     /// This scan's returns in the world frame, and where each run of them begins.
     points: Vec<(f64, f64)>,
@@ -334,9 +351,8 @@ impl Tracker {
         (a.0 - b.0).hypot(a.1 - b.1) <= gap
     }
 
-    /// The (track, cluster) pairs within the gate, nearest first and ties in the order of
-    /// (track, cluster): the order a full search over tracks and clusters with a stable
-    /// sort gives. Tracks and clusters are sorted by grid cell of the gate's size (a
+    /// The (track, cluster) pairs within the gate, those of a full search over tracks and
+    /// clusters, in no particular order. Tracks and clusters are sorted by grid cell of the gate's size (a
     /// packed integer key); for each of the three columns about a cluster, the first
     /// track of its 3 cells only moves forward as the clusters go by in order, so one
     /// pointer a column finds them all (a merge, no search, no hash).
@@ -398,33 +414,53 @@ impl Tracker {
                 }
             }
         }
-        self.pairs.sort_unstable();
     }
 
-    /// Each track takes the nearest cluster within its gate (nearest pairs first); the
-    /// clusters left start tracks.
+    /// Each track takes the nearest cluster within its gate (nearest pairs first, ties
+    /// in the order of (track, cluster)); the clusters left start tracks. A pair whose
+    /// track and cluster are in no other pair is taken whatever the order, so only the
+    /// contested pairs are sorted (in a scene of still posts, nearly none are).
     fn associate(&mut self, t: f64) {
         self.find_pairs(t);
-        self.track_done.clear();
-        self.track_done.resize(self.tracks.len(), false);
-        self.cluster_done.clear();
-        self.cluster_done.resize(self.clusters.len(), false);
+        let (tracks, clusters) = (&mut self.track_pairs, &mut self.cluster_pairs);
+        tracks.clear();
+        tracks.resize(self.tracks.len(), 0);
+        clusters.clear();
+        clusters.resize(self.clusters.len(), 0);
         for (_, ki, ci) in self.pairs.iter().map(unpack_pair) {
-            if self.track_done[ki] || self.cluster_done[ci] {
+            tracks[ki] = (tracks[ki] + 1).min(2);
+            clusters[ci] = (clusters[ci] + 1).min(2);
+        }
+        self.contested.clear();
+        for &key in &self.pairs {
+            let (_, ki, ci) = unpack_pair(&key);
+            if tracks[ki] == 1 && clusters[ci] == 1 {
+                take(
+                    &mut self.tracks[ki],
+                    self.clusters[ci],
+                    t,
+                    self.cfg.max_size_m,
+                );
+                (tracks[ki], clusters[ci]) = (PAIRED, PAIRED);
+            } else {
+                self.contested.push(key);
+            }
+        }
+        self.contested.sort_unstable();
+        for (_, ki, ci) in self.contested.iter().map(unpack_pair) {
+            if tracks[ki] == PAIRED || clusters[ci] == PAIRED {
                 continue;
             }
-            self.track_done[ki] = true;
-            self.cluster_done[ci] = true;
-            let (c, k) = (self.clusters[ci], &mut self.tracks[ki]);
-            if k.history.len() == HISTORY {
-                k.history.pop_front();
-            }
-            k.history.push_back((t, c.x, c.y));
-            k.radius = k.radius.max(c.radius).min(self.cfg.max_size_m / 2.0);
-            k.last_seen_s = t;
+            take(
+                &mut self.tracks[ki],
+                self.clusters[ci],
+                t,
+                self.cfg.max_size_m,
+            );
+            (tracks[ki], clusters[ci]) = (PAIRED, PAIRED);
         }
         for (ci, c) in self.clusters.iter().enumerate() {
-            if !self.cluster_done[ci] {
+            if clusters[ci] != PAIRED {
                 self.tracks.push(Track {
                     origin: (c.x, c.y),
                     history: std::iter::once((t, c.x, c.y)).collect(),
@@ -462,11 +498,36 @@ mod tests {
         pairs
     }
 
+    /// The tracks after association done plainly: every pair nearest first, each taken
+    /// where neither its track nor its cluster is taken yet; then the clusters left start
+    /// tracks.
+    fn greedy(tr: &Tracker, pairs: &[(f64, usize, usize)], t: f64) -> Vec<Track> {
+        let mut tracks = tr.tracks.clone();
+        let (mut k_done, mut c_done) = (vec![false; tracks.len()], vec![false; tr.clusters.len()]);
+        for &(_, ki, ci) in pairs {
+            if !k_done[ki] && !c_done[ci] {
+                (k_done[ki], c_done[ci]) = (true, true);
+                take(&mut tracks[ki], tr.clusters[ci], t, tr.cfg.max_size_m);
+            }
+        }
+        for (c, _) in tr.clusters.iter().zip(&c_done).filter(|(_, done)| !**done) {
+            tracks.push(Track {
+                origin: (c.x, c.y),
+                history: std::iter::once((t, c.x, c.y)).collect(),
+                radius: c.radius,
+                last_seen_s: t,
+                velocity: None,
+            });
+        }
+        tracks
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
-        /// The grid's pairs are the full search's, in its order, over scans of moving
-        /// clutter (returns that drift from step to step, so tracks and clusters meet).
+        /// The grid's pairs are the full search's, and association pairs as taking them
+        /// all nearest first does, over scans of moving clutter (returns that drift from
+        /// step to step, so tracks and clusters meet, and several contest a pair).
         #[test]
         fn association_by_grid_equals_a_full_search(
             returns in prop::collection::vec((0usize..360, 1.0f64..30.0, -0.5f64..0.5), 0..80),
@@ -484,9 +545,13 @@ mod tests {
                 let mut probe = tr.clone();
                 probe.cluster(pose, &scan, &geometry);
                 let want = full_search(&probe, t);
+                let plain = greedy(&probe, &want, t);
                 probe.associate(t);
-                let got: Vec<_> = probe.pairs.iter().map(unpack_pair).collect();
+                let mut got = probe.pairs.clone();
+                got.sort_unstable();
+                let got: Vec<_> = got.iter().map(unpack_pair).collect();
                 prop_assert_eq!(&got, &want);
+                prop_assert_eq!(&probe.tracks, &plain);
                 tr.update(t, pose, &scan, &geometry);
             }
         }
