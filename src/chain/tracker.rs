@@ -530,18 +530,22 @@ mod tests {
         /// step to step, so tracks and clusters meet, and several contest a pair).
         #[test]
         fn association_by_grid_equals_a_full_search(
-            returns in prop::collection::vec((0usize..360, 1.0f64..30.0, -0.5f64..0.5), 0..80),
-            steps in 2usize..6,
+            returns in prop::collection::vec(
+                (0usize..360, 1.0f64..30.0, -0.5f64..0.5, any::<u8>()), 0..80),
+            steps in 2usize..8,
+            dt in prop::sample::select(vec![0.02, 0.2]),
         ) {
             let geometry = ScanGeometry::new(360, (0.0, 0.0), 40.0);
             let mut tr = Tracker::new(TrackerConfig::default());
             let pose = Pose::default();
             for k in 0..steps {
+                // A return shows at the steps of its mask's bits (at 0.2 s a step, a
+                // track unseen for two steps ends, renumbering those after it).
                 let mut scan = Scan::empty(360);
-                for &(b, r, drift) in &returns {
+                for &(b, r, drift, _) in returns.iter().filter(|r| r.3 >> k & 1 == 1) {
                     scan.set(b, (r + drift * k as f64).max(0.5)).unwrap();
                 }
-                let t = k as f64 * 0.02;
+                let t = k as f64 * dt;
                 let mut probe = tr.clone();
                 probe.cluster(pose, &scan, &geometry);
                 let want = full_search(&probe, t);
