@@ -103,7 +103,8 @@ type Each<'a> = dyn FnMut(u64, &Record) -> Result<(), LogError> + 'a;
 /// Reads JSON Lines records; blank lines are skipped, and a last line without its newline
 /// that does not parse is reported as cut off. Where the machine has a second core, the
 /// lines are parsed on a thread of their own while this one reads the next lines and runs
-/// `each` (parsing is about half of a replay's time); the records, the errors and their
+/// `each` (parsing is about half of a replay's time), and the two share the reading of
+/// the scan values as their loads say ([`Share`]); the records, the errors and their
 /// order are the same either way.
 fn read_json_lines(
     file: &str,
@@ -129,23 +130,24 @@ fn read_json_lines_on(
         line: 0,
     };
     if !threads {
-        return read_pipelined(&mut lines, &mut |b| Ok(b.map(parse_batch)), bad, each);
+        return read_pipelined(&mut lines, &mut |b| Ok(b.map(alone)), bad, each);
     }
     std::thread::scope(|s| {
         let (to_parser, batches) = std::sync::mpsc::sync_channel::<Batch>(IN_FLIGHT);
         let (to_reader, parsed) = std::sync::mpsc::sync_channel::<Batch>(IN_FLIGHT);
         let parser = std::thread::Builder::new().name("acres-parse".into());
         let spawned = parser.spawn_scoped(s, move || {
-            for b in batches {
+            let mut share = Share::default();
+            while let Some(b) = share.next(&batches) {
                 // The reader stopped (an error of `each`): nothing more is wanted.
-                if to_reader.send(parse_batch(b)).is_err() {
+                if to_reader.send(parse_batch(b, share.deferred)).is_err() {
                     return;
                 }
             }
         });
         if spawned.is_err() {
             // No thread to be had: parse on this one.
-            return read_pipelined(&mut lines, &mut |b| Ok(b.map(parse_batch)), bad, each);
+            return read_pipelined(&mut lines, &mut |b| Ok(b.map(alone)), bad, each);
         }
         // The reader keeps at most IN_FLIGHT batches out, so that neither channel ever
         // blocks the parser, and the memory stays bounded.
@@ -165,6 +167,50 @@ fn read_json_lines_on(
         };
         read_pipelined(&mut lines, &mut round_trip, bad, each)
     })
+}
+
+/// A batch parsed on the thread that takes its records: nothing to share.
+fn alone(b: Batch) -> Batch {
+    parse_batch(b, 0)
+}
+
+/// How the parsing thread shares the reading of scan values with the thread that takes
+/// the records: of every [`SHARE_OF`] lines, `deferred` are left to that thread. The
+/// share follows which thread waits: a batch already waiting when the parser turns to
+/// the next one means the parser is behind (it leaves one line more in each
+/// [`SHARE_OF`]), a batch to wait for means it is ahead (one fewer). The records are
+/// the same whichever thread reads the values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Share {
+    deferred: usize,
+}
+
+impl Default for Share {
+    fn default() -> Share {
+        Share {
+            deferred: SHARE_OF / 2,
+        }
+    }
+}
+
+/// The lines over which [`Share`] counts.
+const SHARE_OF: usize = 8;
+
+impl Share {
+    /// The next batch to parse, None once the reader is done; moves the share.
+    fn next(&mut self, batches: &std::sync::mpsc::Receiver<Batch>) -> Option<Batch> {
+        match batches.try_recv() {
+            Ok(b) => {
+                self.deferred = (self.deferred + 1).min(SHARE_OF);
+                Some(b)
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {
+                self.deferred = self.deferred.saturating_sub(1);
+                batches.recv().ok()
+            }
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+        }
+    }
 }
 
 /// The error of a parsing thread that ended before its work (it panicked).
@@ -192,6 +238,11 @@ struct Batch {
     lines: Vec<(u64, std::ops::Range<usize>, bool)>,
     /// Each line's record or serde_json's error, in the order of `lines`.
     records: Vec<Result<Record, serde_json::Error>>,
+    /// Where a record's scan values are still to be read (the bytes inside the brackets,
+    /// in `bytes`): the parser leaves them to the thread that takes the records, which
+    /// has time to spare (the parse of a row's other keys costs about as much as the
+    /// chain's step), so that the two threads' shares are closer.
+    pending: Vec<Option<std::ops::Range<usize>>>,
     /// serde_json's buffer for the line without its scan.
     rest: Vec<u8>,
 }
@@ -207,17 +258,53 @@ enum Fill {
     End,
 }
 
-/// Parses a batch's lines into its records, reusing the scans of its last records.
-fn parse_batch(mut b: Batch) -> Batch {
+/// Parses a batch's lines into its records, reusing the scans of its last records; of
+/// every [`SHARE_OF`] lines the fast path takes, the scan values of the first `deferred`
+/// are left pending (see [`read_scans`]).
+fn parse_batch(mut b: Batch, deferred: usize) -> Batch {
     let mut spare: Vec<Vec<Option<f64>>> = (b.records.drain(..))
         .filter_map(|r| r.ok().and_then(|r| r.scan))
         .collect();
-    for (_, span, _) in &b.lines {
+    b.pending.clear();
+    for (i, (_, span, _)) in b.lines.iter().enumerate() {
         let scan = spare.pop().unwrap_or_else(|| Vec::with_capacity(360));
-        let r = parse_line_into(&b.bytes[span.clone()], &mut b.rest, scan);
+        let (mut r, values) = parse_line_rest(&b.bytes[span.clone()], &mut b.rest, scan);
+        let values = values.map(|v| span.start + v.start..span.start + v.end);
+        if i % SHARE_OF < deferred {
+            b.pending.push(values);
+        } else {
+            if let Some(values) = values {
+                read_scan(&mut r, &b.bytes[values], &b.bytes[span.clone()]);
+            }
+            b.pending.push(None);
+        }
         b.records.push(r);
     }
     b
+}
+
+/// Reads a record's scan values (the bytes inside the brackets) into its scan; where the
+/// fast path does not take them, the record is serde_json's of the whole `line`.
+fn read_scan(r: &mut Result<Record, serde_json::Error>, values: &[u8], line: &[u8]) {
+    if let Ok(Record {
+        scan: Some(scan), ..
+    }) = r
+        && !scan_values(values, scan)
+    {
+        *r = serde_json::from_slice(line);
+    }
+}
+
+/// Reads the pending scan values of a parsed batch into their records; a line whose
+/// values the fast path does not take is parsed again by serde_json alone, as
+/// [`parse_line`] does.
+fn read_scans(b: &mut Batch) {
+    let lines = b.lines.iter().zip(&mut b.records);
+    for (((_, span, _), r), pending) in lines.zip(&mut b.pending) {
+        if let Some(values) = pending.take() {
+            read_scan(r, &b.bytes[values], &b.bytes[span.clone()]);
+        }
+    }
 }
 
 /// A log's input, read a batch at a time, and the number of the last line read.
@@ -299,7 +386,7 @@ fn read_pipelined<R: BufRead>(
             parse(Some(b))?
         };
         loop {
-            let p = match got.take() {
+            let mut p = match got.take() {
                 Some(p) => p,
                 None if drain => match parse(None)? {
                     Some(p) => p,
@@ -307,6 +394,7 @@ fn read_pipelined<R: BufRead>(
                 },
                 None => break,
             };
+            read_scans(&mut p);
             take_records(&p, bad, each)?;
             spare.push(p);
         }
@@ -366,33 +454,53 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<(us
 /// [`scan_values`] and the rest of the line (copied into `rest`) by serde_json, which is
 /// three times faster than serde_json's generic reading of 360 `Option<f64>`; a line the
 /// fast path does not take in full (spaces, a nested `scan`, a number JSON does not allow)
-/// is read by serde_json alone, so the values and the errors are serde_json's.
+/// is read by serde_json alone, so that the values and the errors are serde_json's.
 #[cfg(test)]
 fn parse_line(line: &[u8], rest: &mut Vec<u8>) -> Result<Record, serde_json::Error> {
-    parse_line_into(line, rest, Vec::with_capacity(360))
+    // The scan values read by the parser, and left to the reader: the same either way.
+    let parse = |deferred: usize, rest: Vec<u8>| {
+        let mut b = Batch {
+            bytes: line.to_vec(),
+            lines: vec![(1, 0..line.len(), true)],
+            rest,
+            ..Batch::default()
+        };
+        b = parse_batch(b, deferred);
+        read_scans(&mut b);
+        (b.records.pop().expect("a record a line"), b.rest)
+    };
+    let (here, _) = parse(0, Vec::new());
+    let (there, used) = parse(SHARE_OF, std::mem::take(rest));
+    *rest = used;
+    assert_eq!(format!("{here:?}"), format!("{there:?}"));
+    there
 }
 
-/// [`parse_line`] with the memory of an earlier scan (`scan`, emptied) for this one's.
-fn parse_line_into(
+/// The first part of [`parse_line`], with the memory of an earlier scan (`scan`,
+/// emptied) for this one's: the record with its scan empty and where its values are in
+/// the line, still to be read by [`scan_values`]; or the record or error of serde_json
+/// alone where the fast path does not take the line.
+fn parse_line_rest(
     line: &[u8],
     rest: &mut Vec<u8>,
     mut scan: Vec<Option<f64>>,
-) -> Result<Record, serde_json::Error> {
+) -> (
+    Result<Record, serde_json::Error>,
+    Option<std::ops::Range<usize>>,
+) {
     scan.clear();
     if let Some((cut, values)) = scan_span(line) {
-        if scan_values(&line[values], &mut scan) {
-            rest.clear();
-            rest.extend_from_slice(&line[..cut.start]);
-            rest.extend_from_slice(&line[cut.end..]);
-            if let Ok(mut r) = serde_json::from_slice::<Record>(rest)
-                && r.scan.is_none()
-            {
-                r.scan = Some(scan);
-                return Ok(r);
-            }
+        rest.clear();
+        rest.extend_from_slice(&line[..cut.start]);
+        rest.extend_from_slice(&line[cut.end..]);
+        if let Ok(mut r) = serde_json::from_slice::<Record>(rest)
+            && r.scan.is_none()
+        {
+            r.scan = Some(scan);
+            return (Ok(r), Some(values));
         }
     }
-    serde_json::from_slice(line)
+    (serde_json::from_slice(line), None)
 }
 
 /// Where the top-level `"scan":[…]` of a line is: the bytes to cut (the member and the comma
@@ -698,6 +806,23 @@ mod tests {
             parse_line(empty.as_bytes(), &mut Vec::new()).unwrap().scan,
             Some(vec![])
         );
+    }
+
+    /// The parser leaves more scans to the reader while batches wait for it, never more
+    /// than all; it stops when the reader has gone and every batch is taken.
+    #[test]
+    fn the_share_follows_the_waiting_thread() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        for _ in 0..10 {
+            tx.send(Batch::default()).unwrap();
+        }
+        drop(tx);
+        let mut share = Share::default();
+        let mut seen = Vec::new();
+        while share.next(&rx).is_some() {
+            seen.push(share.deferred);
+        }
+        assert_eq!(seen, [5, 6, 7, 8, 8, 8, 8, 8, 8, 8]);
     }
 
     /// A `scan` of a nested object is not the record's, and a second one is an error.
