@@ -7,6 +7,9 @@
 //! thread's own time), and the whole replay (parse, chain, CSV rows to a sink), also in
 //! wall seconds. Prints rows per wall second and per CPU-second and the share of the time
 //! that parsing takes, beside the target for the whole replay.
+//!
+//! `replay_bench profile ROWS parse|replay` reads or replays the log's first ROWS rows
+//! once, for a profiler (docs/performance.md gives the callgrind commands).
 
 use acres::chain::envelope::GroundClass;
 use acres::chain::path::{Direction, Path, PathPoint};
@@ -125,9 +128,13 @@ fn main() {
         file: String::new(),
     };
     let path: Path = scenario.path(None).unwrap();
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("profile") {
+        profile(&cfg, &scenario, &path, &args[2..]);
+        return;
+    }
     let log = recorded(&cfg, &scenario, &path);
     let rows = memchr::memchr_iter(b'\n', &log).count();
-
     let repeats: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
@@ -154,6 +161,46 @@ fn main() {
         parse_s / all_s,
         log.len() as f64 / 1e6 / all_s
     );
+}
+
+/// `profile ROWS parse|replay`: reads (or replays) the log's first ROWS rows once, for a
+/// profiler; the difference of two row counts under callgrind is the cost of the rows
+/// between them (with `--separate-threads=yes`, each thread's).
+fn profile(cfg: &Config, scenario: &Scenario, path: &Path, args: &[String]) {
+    let usage = "usage: replay_bench profile ROWS parse|replay";
+    let (Some(rows), Some(what)) = (
+        args.first().and_then(|a| a.parse::<usize>().ok()),
+        args.get(1),
+    ) else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    // Only the rows wanted are read (under a profiler, reading the whole log costs more
+    // than replaying a few thousand rows).
+    let kept = std::fs::File::open("target/replay-bench.jsonl").map(std::io::BufReader::new);
+    let log: Vec<u8> = match kept {
+        Ok(mut f) => {
+            let mut log = Vec::new();
+            for _ in 0..rows {
+                if std::io::BufRead::read_until(&mut f, b'\n', &mut log).unwrap() == 0 {
+                    break;
+                }
+            }
+            log
+        }
+        Err(_) => recorded(cfg, scenario, path),
+    };
+    let end = memchr::memchr_iter(b'\n', &log)
+        .nth(rows.saturating_sub(1))
+        .map_or(log.len(), |i| i + 1);
+    match what.as_str() {
+        "parse" => println!("{{\"parse_cpu_s\": {}}}", parse_only(&log[..end])),
+        "replay" => println!("{{\"replay_cpu_s\": {}}}", replay(cfg, path, &log[..end]).0),
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
 }
 
 /// CPU seconds to read and parse the log alone.

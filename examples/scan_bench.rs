@@ -8,6 +8,10 @@
 //! - `setup_us_per_obstacle`: building the plant of a scenario of 10,000 posts (the world,
 //!   its index and the start check), per post;
 //! - `targets`: the targets of the first two.
+//!
+//! `scan_bench dense-once` runs the dense scene once and prints the simulated seconds,
+//! for a profiler: `valgrind --tool=callgrind target/release/examples/scan_bench
+//! dense-once` gives the instruction counts of docs/performance.md.
 
 use acres::config::Config;
 use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
@@ -55,6 +59,13 @@ fn rate(cfg: &Config, s: &Scenario, runs: usize) -> f64 {
 
 fn main() {
     let cfg = Config::builtin();
+    if std::env::args().nth(1).as_deref() == Some("dense-once") {
+        // One run of the dense scene, for a profiler (callgrind's instruction counts).
+        let s = with_posts(1000);
+        let run = sim::run(&cfg, &s, s.route().unwrap(), None).unwrap();
+        println!("{{\"dense_simulated_s\": {}}}", run.time_s);
+        return;
+    }
     let opening = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
     let open = rate(&cfg, &opening, 200);
     let dense = rate(&cfg, &with_posts(1000), 5);
