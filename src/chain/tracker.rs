@@ -352,10 +352,10 @@ impl Tracker {
     }
 
     /// The (track, cluster) pairs within the gate, those of a full search over tracks and
-    /// clusters, in no particular order. Tracks and clusters are sorted by grid cell of the gate's size (a
-    /// packed integer key); for each of the three columns about a cluster, the first
-    /// track of its 3 cells only moves forward as the clusters go by in order, so one
-    /// pointer a column finds them all (a merge, no search, no hash).
+    /// clusters, in no particular order. Tracks and clusters are sorted by grid cell of
+    /// the gate's size (a packed integer key); for each of the three columns about a
+    /// cluster, the first track of its 3 cells only moves forward as the clusters go by
+    /// in order, so one pointer a column finds them all (a merge, no search, no hash).
     fn find_pairs(&mut self, t: f64) {
         self.pairs.clear();
         let gate2 = self.cfg.gate_m * self.cfg.gate_m;
