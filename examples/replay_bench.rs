@@ -74,10 +74,15 @@ fn serpentine() -> (Vec<PathPoint>, Vec<Obstacle>) {
     (pts, posts)
 }
 
+/// Where the bench's log is kept: the project's target/, wherever the bench is run from.
+fn kept_log() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay-bench.jsonl")
+}
+
 /// The bench's log: recorded once by `acres sim` and kept in target/ (the recording takes
 /// longer than the replays it feeds, and a profiler should see the replay alone).
 fn recorded(cfg: &Config, scenario: &Scenario, path: &Path) -> Vec<u8> {
-    let keep = std::path::Path::new("target/replay-bench.jsonl");
+    let keep = &kept_log();
     if let Ok(log) = std::fs::read(keep) {
         return log;
     }
@@ -177,7 +182,7 @@ fn profile(cfg: &Config, scenario: &Scenario, path: &Path, args: &[String]) {
     };
     // Only the rows wanted are read (under a profiler, reading the whole log costs more
     // than replaying a few thousand rows).
-    let kept = std::fs::File::open("target/replay-bench.jsonl").map(std::io::BufReader::new);
+    let kept = std::fs::File::open(kept_log()).map(std::io::BufReader::new);
     let log: Vec<u8> = match kept {
         Ok(mut f) => {
             let mut log = Vec::new();
