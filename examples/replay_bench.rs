@@ -174,7 +174,8 @@ fn main() {
 fn profile(cfg: &Config, scenario: &Scenario, path: &Path, args: &[String]) {
     let usage = "usage: replay_bench profile ROWS parse|replay";
     let (Some(rows), Some(what)) = (
-        args.first().and_then(|a| a.parse::<usize>().ok()),
+        // At least one row: a log with no record is an error of the reading.
+        (args.first().and_then(|a| a.parse::<usize>().ok())).filter(|&n| n > 0),
         args.get(1),
     ) else {
         eprintln!("{usage}");
@@ -196,7 +197,7 @@ fn profile(cfg: &Config, scenario: &Scenario, path: &Path, args: &[String]) {
         Err(_) => recorded(cfg, scenario, path),
     };
     let end = memchr::memchr_iter(b'\n', &log)
-        .nth(rows.saturating_sub(1))
+        .nth(rows - 1)
         .map_or(log.len(), |i| i + 1);
     match what.as_str() {
         "parse" => println!("{{\"parse_cpu_s\": {}}}", parse_only(&log[..end])),
