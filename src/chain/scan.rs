@@ -4,7 +4,7 @@
 //! beyond the reach `range_m`) is free to the reach: the reference's no_return_is_safe.
 
 use serde::{Deserialize, Serialize};
-use wide::{CmpLt, f64x4};
+use wide::{CmpLt, f32x4, f64x4};
 
 /// An error of a scan: a value that is not a range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -161,6 +161,10 @@ impl ScanGeometry {
         let reach = f64x4::splat(self.reach_m);
         let whole = n - n % 4;
         let mut k = 0;
+        // The four arrays cut to one length, so that one bound check covers a block's
+        // writes.
+        let (xs, ys) = (&mut out.xs[..n], &mut out.ys[..n]);
+        let (xf, yf) = (&mut out.xf[..n], &mut out.yf[..n]);
         let blocks = r
             .chunks_exact(4)
             .zip(c.chunks_exact(4))
@@ -173,44 +177,55 @@ impl ScanGeometry {
             }
             let x = (mx + rv * four(cb)).to_array();
             let y = (my + rv * four(sb)).to_array();
+            let (x32, y32) = (x.map(|v| v as f32), y.map(|v| v as f32));
             if mask == 0b1111 {
-                out.xs[k..k + 4].copy_from_slice(&x);
-                out.ys[k..k + 4].copy_from_slice(&y);
+                xs[k..k + 4].copy_from_slice(&x);
+                ys[k..k + 4].copy_from_slice(&y);
+                xf[k..k + 4].copy_from_slice(&x32);
+                yf[k..k + 4].copy_from_slice(&y32);
                 k += 4;
             } else {
                 for j in 0..4 {
-                    out.xs[k] = x[j];
-                    out.ys[k] = y[j];
+                    (xs[k], ys[k], xf[k], yf[k]) = (x[j], y[j], x32[j], y32[j]);
                     k += (mask >> j) as usize & 1;
                 }
             }
         }
         for i in whole..n {
             if r[i] < self.reach_m {
-                out.xs[k] = self.mount.0 + r[i] * c[i];
-                out.ys[k] = self.mount.1 + r[i] * s[i];
+                let (x, y) = (self.mount.0 + r[i] * c[i], self.mount.1 + r[i] * s[i]);
+                (xs[k], ys[k], xf[k], yf[k]) = (x, y, x as f32, y as f32);
                 k += 1;
             }
         }
         out.len = k;
+        // Every point lies within the reach of the mount point.
+        out.bound = self.mount.0.abs().max(self.mount.1.abs()) + self.reach_m;
     }
 }
 
 /// Points of the body frame in two plain arrays, x and y, so that the shield's band
-/// tests read them four at a time. Reused from step to step: the arrays keep their
+/// tests read them four at a time, with a copy in single precision for the tests' cheap
+/// first pass (four lanes in one register on the baseline x86-64 target) and a bound of
+/// their coordinates for its margin. Reused from step to step: the arrays keep their
 /// length (the first `len` entries are the points), so that refilling them writes in
 /// place.
 #[derive(Clone, Default)]
 pub struct Points {
     xs: Vec<f64>,
     ys: Vec<f64>,
+    xf: Vec<f32>,
+    yf: Vec<f32>,
     len: usize,
+    /// At least the largest |x| and |y| of a point (NaN points aside), m.
+    bound: f64,
 }
 
 impl Points {
     /// Empties the points, keeping their memory.
     pub fn clear(&mut self) {
         self.len = 0;
+        self.bound = 0.0;
     }
 
     /// Makes the arrays at least `n` long.
@@ -218,6 +233,8 @@ impl Points {
         if self.xs.len() < n {
             self.xs.resize(n, 0.0);
             self.ys.resize(n, 0.0);
+            self.xf.resize(n, 0.0);
+            self.yf.resize(n, 0.0);
         }
     }
 
@@ -226,7 +243,26 @@ impl Points {
         self.room(self.len + 1);
         self.xs[self.len] = x;
         self.ys[self.len] = y;
+        self.xf[self.len] = x as f32;
+        self.yf[self.len] = y as f32;
         self.len += 1;
+        self.bound = self.bound.max(x.abs()).max(y.abs());
+    }
+
+    /// At least the largest |x| and |y| of a point, m (a NaN coordinate is left out of
+    /// it: a NaN passes every cheap test, as it passes the exact one).
+    pub fn bound(&self) -> f64 {
+        self.bound
+    }
+
+    /// The x coordinates in single precision (each the nearest `f32` of its `f64`).
+    pub fn xf(&self) -> &[f32] {
+        &self.xf[..self.len]
+    }
+
+    /// The y coordinates in single precision.
+    pub fn yf(&self) -> &[f32] {
+        &self.yf[..self.len]
     }
 
     /// The number of points.
@@ -283,6 +319,12 @@ impl FromIterator<(f64, f64)> for Points {
 /// Four values from the start of `v` as one four-lane value (`v` has at least four).
 pub(crate) fn four(v: &[f64]) -> f64x4 {
     f64x4::new([v[0], v[1], v[2], v[3]])
+}
+
+/// Four values from the start of `v` as one four-lane value (`v` has at least four).
+pub(crate) fn four32(v: &[f32]) -> f32x4 {
+    let v: [f32; 4] = v[..4].try_into().expect("four values");
+    f32x4::new(v)
 }
 
 /// ⌊v⌋ without a call to the library's `floor` (which the baseline x86-64 target does

@@ -22,11 +22,11 @@
 //! distance of 0: the band already touches it. Returns behind the body are ignored.
 
 use crate::chain::path::{Path, RUN};
-use crate::chain::scan::{Points, four};
+use crate::chain::scan::{Points, four32};
 use geo::Coord;
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 use std::ops::Range;
-use wide::{CmpGe, CmpGt, CmpLe, CmpLt, f64x4};
+use wide::{CmpGt, CmpLt, f32x4};
 
 /// The half width of the swept corridor at the measured speed `v`:
 /// `w = m_v + min(G + E, max(f, t_n (G + E) / G |v|))` (vehicle-software.md "Swept
@@ -60,33 +60,188 @@ pub struct Footprint {
 /// largest offset of the arc from the straight line inside the reach, `reach² κ / 2`.
 const STRAIGHT_CURVATURE: f64 = 1e-6;
 
-/// Calls `body(i)` for each point `i` whose lane `keep` passes (it gets four points at a
-/// time and gives a bit mask of the lanes to keep), in order. A cheap band test that
-/// runs four lanes wide leaves the exact test, with its `atan2`, to the few it keeps.
+/// The margin of the cheap first pass, as a part of the scale of what it compares: a
+/// test in single precision errs by a few parts in 2²⁴ of that scale, 256 times less.
+const ROUGH: f64 = 1.0 / 65_536.0;
+
+/// A band test of the free distances: a cheap first pass, [`Band::rough`], on the
+/// points' single-precision copy four lanes at a time (one register on the baseline
+/// x86-64 target), and the test itself, [`Band::exact`], in double precision for the
+/// lanes the first pass keeps. The first pass must keep every point the exact test
+/// keeps: its bounds are widened by a margin ([`ROUGH`] of the scale of what it
+/// compares, far beyond its rounding), and it rejects a lane only where a comparison
+/// holds, so that a NaN passes it as it passes the exact test.
+trait Band {
+    /// The bit mask of the lanes that may be in the band.
+    fn rough(&self, x: f32x4, y: f32x4) -> i32;
+    /// Whether the point is in the band.
+    fn exact(&self, x: f64, y: f64) -> bool;
+}
+
+/// Calls `body(i)` for each point `i` in `band`, in order: the exact test for the few
+/// lanes the cheap first pass keeps.
 #[inline(always)]
-fn for_each_kept(points: &Points, keep: impl Fn(f64x4, f64x4) -> i32, mut body: impl FnMut(usize)) {
+fn for_each_kept(points: &Points, band: &impl Band, mut body: impl FnMut(usize)) {
     let (xs, ys) = (points.xs(), points.ys());
-    let mut visit = |i: usize, mut mask: i32| {
-        while mask != 0 {
-            body(i + mask.trailing_zeros() as usize);
-            mask &= mask - 1;
-        }
-    };
-    let (xb, yb) = (xs.chunks_exact(4), ys.chunks_exact(4));
+    let (xf, yf) = (points.xf(), points.yf());
+    let (xb, yb) = (xf.chunks_exact(4), yf.chunks_exact(4));
     let (xt, yt) = (xb.remainder(), yb.remainder());
     for (i, (x, y)) in xb.zip(yb).enumerate() {
-        visit(4 * i, keep(four(x), four(y)) & 0b1111);
+        let mask = band.rough(four32(x), four32(y)) & 0b1111;
+        if mask != 0 {
+            visit(4 * i, mask, xs, ys, band, &mut body);
+        }
     }
     if !xt.is_empty() {
         let (mut x, mut y) = ([0.0; 4], [0.0; 4]);
         x[..xt.len()].copy_from_slice(xt);
         y[..yt.len()].copy_from_slice(yt);
         let tail = (1 << xt.len()) - 1;
-        visit(
-            xs.len() - xt.len(),
-            keep(f64x4::new(x), f64x4::new(y)) & tail,
-        );
+        let mask = band.rough(f32x4::new(x), f32x4::new(y)) & tail;
+        visit(xf.len() - xt.len(), mask, xs, ys, band, &mut body);
     }
+}
+
+/// The exact test and `body` for the lanes of `mask` of the block from point `i`.
+#[inline(always)]
+fn visit(
+    i: usize,
+    mut mask: i32,
+    xs: &[f64],
+    ys: &[f64],
+    band: &impl Band,
+    body: &mut impl FnMut(usize),
+) {
+    while mask != 0 {
+        let k = i + mask.trailing_zeros() as usize;
+        if band.exact(xs[k], ys[k]) {
+            body(k);
+        }
+        mask &= mask - 1;
+    }
+}
+
+/// The band of a straight centre line along +x (−x where `sx` is −1): |y| ≤ w, and not
+/// behind the tail (x sx ≥ `tail`).
+struct Straight {
+    w: f64,
+    tail: f64,
+    sx: f64,
+    rough: [f32x4; 3],
+}
+
+impl Straight {
+    fn new(w: f64, tail: f64, sx: f64, bound: f64) -> Straight {
+        let m = ROUGH * (1.0 + bound + w.abs() + tail.abs());
+        let rough = [
+            widened(w, m, 1.0),
+            widened(tail, m, -1.0),
+            f32x4::splat(sx as f32),
+        ];
+        Straight { w, tail, sx, rough }
+    }
+}
+
+impl Band for Straight {
+    #[inline(always)]
+    fn rough(&self, x: f32x4, y: f32x4) -> i32 {
+        let [w, tail, sx] = self.rough;
+        (y.abs().cmp_gt(w) | (x * sx).cmp_lt(tail)).move_mask() ^ 0b1111
+    }
+
+    #[inline(always)]
+    fn exact(&self, x: f64, y: f64) -> bool {
+        y.abs() <= self.w && x * self.sx >= self.tail
+    }
+}
+
+/// The band of an arc: the points whose squared distance from the centre `(0, cy)`
+/// (|cy| = r) lies in [`lo2`, `hi2`].
+struct Annulus {
+    cy: f64,
+    lo2: f64,
+    hi2: f64,
+    rough: [f32x4; 4],
+}
+
+impl Annulus {
+    fn new(cy: f64, lo2: f64, hi2: f64, bound: f64) -> Annulus {
+        // The same band without the large r² (it would swamp single precision on a
+        // gentle arc): x² + (y − cy)² − r² = 2r (q − sy y), q = (x² + y²) / 2r.
+        let r = cy.abs();
+        let kh = 0.5 / r;
+        let (qlo, qhi) = ((lo2 - r * r) * kh, (hi2 - r * r) * kh);
+        let m = ROUGH * (1.0 + 2.0 * kh * bound * bound + bound + qlo.abs() + qhi.abs());
+        let rough = [
+            widened(qlo, m, -1.0),
+            widened(qhi, m, 1.0),
+            f32x4::splat(kh as f32),
+            f32x4::splat(cy.signum() as f32),
+        ];
+        Annulus {
+            cy,
+            lo2,
+            hi2,
+            rough,
+        }
+    }
+}
+
+impl Band for Annulus {
+    #[inline(always)]
+    fn rough(&self, x: f32x4, y: f32x4) -> i32 {
+        let [lo, hi, kh, sy] = self.rough;
+        let q = kh * (x * x + y * y) - sy * y;
+        (q.cmp_gt(hi) | q.cmp_lt(lo)).move_mask() ^ 0b1111
+    }
+
+    #[inline(always)]
+    fn exact(&self, x: f64, y: f64) -> bool {
+        let dy = y - self.cy;
+        let rho2 = x * x + dy * dy;
+        !(rho2 > self.hi2 || rho2 < self.lo2)
+    }
+}
+
+/// The points of a box [xmin, ymin, xmax, ymax] within `lim2` squared of the origin.
+struct BoxNear {
+    bbox: [f64; 4],
+    lim2: f64,
+    rough: [f32x4; 5],
+}
+
+impl BoxNear {
+    fn new(bbox: [f64; 4], lim2: f64, bound: f64) -> BoxNear {
+        let m = ROUGH * (1.0 + bound + bbox.iter().fold(0.0, |a: f64, v| a.max(v.abs())));
+        let rough = [
+            widened(bbox[0], m, -1.0),
+            widened(bbox[1], m, -1.0),
+            widened(bbox[2], m, 1.0),
+            widened(bbox[3], m, 1.0),
+            widened(lim2 * (1.0 + ROUGH), ROUGH, 1.0),
+        ];
+        BoxNear { bbox, lim2, rough }
+    }
+}
+
+impl Band for BoxNear {
+    #[inline(always)]
+    fn rough(&self, x: f32x4, y: f32x4) -> i32 {
+        let [x0, y0, x1, y1, lim2] = self.rough;
+        let outside = x.cmp_lt(x0) | x.cmp_gt(x1) | y.cmp_lt(y0) | y.cmp_gt(y1);
+        (outside | (x * x + y * y).cmp_gt(lim2)).move_mask() ^ 0b1111
+    }
+
+    #[inline(always)]
+    fn exact(&self, x: f64, y: f64) -> bool {
+        let [x0, y0, x1, y1] = self.bbox;
+        !(x < x0 || x > x1 || y < y0 || y > y1 || x * x + y * y > self.lim2)
+    }
+}
+
+/// `v` widened by `m` below (`-1`) or above (`1`), in single precision.
+fn widened(v: f64, m: f64, side: f64) -> f32x4 {
+    f32x4::splat((v + side * m) as f32)
 }
 
 /// The free distance along an arc of curvature `kappa` (body frame, positive left) for
@@ -106,13 +261,8 @@ pub fn free_distance_arc(
     let mut best = reach_m;
     if k < STRAIGHT_CURVATURE {
         let w = w + reach_m * reach_m * k / 2.0;
-        let (vw, vtail, vsx) = (
-            f64x4::splat(w),
-            f64x4::splat(-fp.behind_m),
-            f64x4::splat(sx),
-        );
-        let keep = |x: f64x4, y: f64x4| (y.abs().cmp_le(vw) & (x * vsx).cmp_ge(vtail)).move_mask();
-        for_each_kept(points, keep, |i| {
+        let band = Straight::new(w, -fp.behind_m, sx, points.bound());
+        for_each_kept(points, &band, |i| {
             best = best.min((xs[i] * sx - fp.ahead_m).max(0.0));
         });
         return best;
@@ -127,17 +277,12 @@ pub fn free_distance_arc(
     let beside_x = -((r + w) * fp.behind_m * k * (1.0 + 1e-9) + 1e-9);
     let half_turn = PI * r * (1.0 - 1e-9);
     let sy = if kappa < 0.0 { -1.0 } else { 1.0 };
-    let (vlo2, vhi2, vcy) = (f64x4::splat(lo2), f64x4::splat(hi2), f64x4::splat(sy * r));
     // The centre of the arc is (0, r); travel is counter-clockwise around it. A return
     // whose distance from the centre is outside [r − w, r + w] is outside the band.
     // Measured in the points' own frame, where the centre is (0, sy r): the mirror
     // changes no square, to the bit.
-    let keep = |x: f64x4, y: f64x4| {
-        let dy = y - vcy;
-        let rho2 = x * x + dy * dy;
-        !(rho2.cmp_gt(vhi2) | rho2.cmp_lt(vlo2)).move_mask()
-    };
-    for_each_kept(points, keep, |i| {
+    let band = Annulus::new(sy * r, lo2, hi2, points.bound());
+    for_each_kept(points, &band, |i| {
         let (x, y) = (xs[i] * sx, ys[i] * sy);
         // A return at the angle θ about the centre lies within w of the arc's point at
         // r θ, and an arc is never shorter than its chord: its chord from the
@@ -290,6 +435,9 @@ pub fn free_distance_path(
     let (xs, ys) = (points.xs(), points.ys());
     let sign = if mirror { -1.0 } else { 1.0 };
     let mut best = bound_m;
+    if window.segs.is_empty() {
+        return best;
+    }
     // A return within w of the path at the station s is at most
     // offset + |s| + w from the reference point (the path is never shorter than its
     // chord from its point at the vehicle's station). One farther than the best
@@ -303,17 +451,12 @@ pub fn free_distance_path(
     } else {
         window.bbox
     };
-    let [x0, y0, x1, y1] = bbox.map(f64x4::splat);
-    let vlim2 = f64x4::splat(reach(best).powi(2));
-    let keep = |x: f64x4, y: f64x4| {
-        let outside = x.cmp_lt(x0) | x.cmp_gt(x1) | y.cmp_lt(y0) | y.cmp_gt(y1);
-        !(outside | (x * x + y * y).cmp_gt(vlim2)).move_mask()
-    };
+    let band = BoxNear::new(bbox, reach(best).powi(2), points.bound());
     // Each kept return by its squared distance from the reference point (a sum of
     // squares: its bits order as its value does) and its index.
     let mut order = std::mem::take(&mut window.order);
     order.clear();
-    for_each_kept(points, keep, |i| {
+    for_each_kept(points, &band, |i| {
         let (x, y) = (xs[i], ys[i]);
         order.push(((x * x + y * y).to_bits(), i));
     });
@@ -537,6 +680,49 @@ mod tests {
                 prop_assert_eq!(f(&pts), alone);
                 prop_assert_eq!(f(&rev), alone);
             }
+        }
+
+        /// The cheap pass in single precision keeps every point the exact test keeps,
+        /// at the bands' very edges (a few units in the last place either side): on
+        /// gentle arcs (r up to 10⁶ m) and tight ones, for the straight band and the
+        /// path's box.
+        #[test]
+        fn the_cheap_pass_keeps_every_point_of_the_band(
+            log_k in -6.0f64..0.5, left in any::<bool>(), w in 0.05f64..5.0,
+            outer in any::<bool>(), turn in -1.0f64..1.0, ulps in -6i64..=6,
+            (bx, by, lim) in ((-50.0f64..50.0, 0.0f64..30.0), (-50.0f64..50.0, 0.0f64..30.0), 1.0f64..80.0),
+            along in -60.0f64..60.0, edge in 0usize..6, tail in -3.0f64..0.0, sx in any::<bool>(),
+        ) {
+            let nudge = |v: f64| v * (1.0 + ulps as f64 * f64::EPSILON);
+            let kept = |band: &dyn Band, x: f64, y: f64| {
+                band.rough(f32x4::splat(x as f32), f32x4::splat(y as f32)) & 1 != 0
+            };
+            // An arc: a point on a circle of radius r ± w about (0, cy), within about
+            // 100 m of the reference point (where the arc leaves it).
+            let r = 10f64.powf(-log_k);
+            let cy = if left { r } else { -r };
+            let rho = nudge(if outer { r + w } else { (r - w).max(0.0) });
+            let phi = -cy.signum() * std::f64::consts::FRAC_PI_2 + turn * (100.0 / r).min(PI);
+            let (x, y) = (rho * phi.cos(), cy + rho * phi.sin());
+            let bound = x.abs().max(y.abs());
+            let band = Annulus::new(cy, (r - w).max(0.0).powi(2), (r + w).powi(2), bound);
+            prop_assert!(!band.exact(x, y) || kept(&band, x, y), "arc r {r} w {w}: ({x}, {y})");
+            // The straight band: on its side edge or its tail.
+            let sx = if sx { 1.0 } else { -1.0 };
+            let (x, y) = if edge % 2 == 0 { (along, nudge(w) * if left { 1.0 } else { -1.0 }) } else { (nudge(tail) * sx, along / 10.0) };
+            let band = Straight::new(w, tail, sx, x.abs().max(y.abs()));
+            prop_assert!(!band.exact(x, y) || kept(&band, x, y), "straight w {w}: ({x}, {y})");
+            // The path's box: on an edge, or on the circle of the distance limit.
+            let bbox = [bx.0, by.0, bx.0 + bx.1, by.0 + by.1];
+            let (x, y) = match edge {
+                0 => (nudge(bbox[0]), by.0 + by.1 * turn.abs()),
+                1 => (nudge(bbox[2]), by.0 + by.1 * turn.abs()),
+                2 => (bx.0 + bx.1 * turn.abs(), nudge(bbox[1])),
+                3 => (bx.0 + bx.1 * turn.abs(), nudge(bbox[3])),
+                _ => (nudge(lim) * (turn * PI).cos(), nudge(lim) * (turn * PI).sin()),
+            };
+            let band = BoxNear::new(bbox, lim * lim, x.abs().max(y.abs()));
+            prop_assert!(!band.exact(x, y) || kept(&band, x, y), "box {bbox:?} lim {lim}: ({x}, {y})");
         }
 
         #[test]
