@@ -161,10 +161,11 @@ impl ScanGeometry {
         let reach = f64x4::splat(self.reach_m);
         let whole = n - n % 4;
         let mut k = 0;
-        // The four arrays cut to one length, so that one bound check covers a block's
-        // writes.
+        // The arrays cut to one length, so that one bound check covers a block's writes.
         let (xs, ys) = (&mut out.xs[..n], &mut out.ys[..n]);
         let (xf, yf) = (&mut out.xf[..n], &mut out.yf[..n]);
+        // The first point whose single-precision copy is not written with its block.
+        let mut late = n;
         let blocks = r
             .chunks_exact(4)
             .zip(c.chunks_exact(4))
@@ -177,26 +178,36 @@ impl ScanGeometry {
             }
             let x = (mx + rv * four(cb)).to_array();
             let y = (my + rv * four(sb)).to_array();
-            let (x32, y32) = (x.map(|v| v as f32), y.map(|v| v as f32));
             if mask == 0b1111 {
                 xs[k..k + 4].copy_from_slice(&x);
                 ys[k..k + 4].copy_from_slice(&y);
-                xf[k..k + 4].copy_from_slice(&x32);
-                yf[k..k + 4].copy_from_slice(&y32);
+                xf[k..k + 4].copy_from_slice(&x.map(|v| v as f32));
+                yf[k..k + 4].copy_from_slice(&y.map(|v| v as f32));
                 k += 4;
             } else {
+                late = late.min(k);
                 for j in 0..4 {
-                    (xs[k], ys[k], xf[k], yf[k]) = (x[j], y[j], x32[j], y32[j]);
+                    (xs[k], ys[k]) = (x[j], y[j]);
                     k += (mask >> j) as usize & 1;
                 }
             }
         }
         for i in whole..n {
             if r[i] < self.reach_m {
-                let (x, y) = (self.mount.0 + r[i] * c[i], self.mount.1 + r[i] * s[i]);
-                (xs[k], ys[k], xf[k], yf[k]) = (x, y, x as f32, y as f32);
+                late = late.min(k);
+                xs[k] = self.mount.0 + r[i] * c[i];
+                ys[k] = self.mount.1 + r[i] * s[i];
                 k += 1;
             }
+        }
+        // The single-precision copy of the points written one lane at a time, in one
+        // pass (from the first of them: a few where most beams have no return).
+        let late = late.min(k);
+        for (f, v) in xf[late..k].iter_mut().zip(&xs[late..k]) {
+            *f = *v as f32;
+        }
+        for (f, v) in yf[late..k].iter_mut().zip(&ys[late..k]) {
+            *f = *v as f32;
         }
         out.len = k;
         // Every point lies within the reach of the mount point.
