@@ -327,7 +327,7 @@ pub struct PathWindow {
     offset_m: f64,
     /// The order in which [`free_distance_path`] measures the returns (kept for its
     /// memory).
-    order: Vec<(u64, usize)>,
+    order: Vec<u64>,
 }
 
 /// How much a run's circle is grown beyond the band, so that the turn into the body frame
@@ -452,20 +452,26 @@ pub fn free_distance_path(
         window.bbox
     };
     let band = BoxNear::new(bbox, reach(best).powi(2), points.bound());
-    // Each kept return by its squared distance from the reference point (a sum of
-    // squares: its bits order as its value does) and its index.
+    // Each kept return as one integer: its squared distance from the reference point (a
+    // sum of squares: its bits order as its value does) with its lowest bits replaced by
+    // its index. That key is never more than the distance, so the first key beyond the
+    // bound stops the measuring soundly (every later return is at least as far), and a
+    // sort of plain integers is cheaper than one of pairs.
+    let bits = usize::BITS - xs.len().leading_zeros();
+    let low = (1u64 << bits) - 1;
     let mut order = std::mem::take(&mut window.order);
     order.clear();
     for_each_kept(points, &band, |i| {
         let (x, y) = (xs[i], ys[i]);
-        order.push(((x * x + y * y).to_bits(), i));
+        order.push((x * x + y * y).to_bits() & !low | i as u64);
     });
     order.sort_unstable();
-    for &(d2, i) in &order {
+    for &key in &order {
         let lim = reach(best);
-        if f64::from_bits(d2) > lim * lim {
+        if f64::from_bits(key & !low) > lim * lim {
             break;
         }
+        let i = (key & low) as usize;
         best = path_station(xs[i] * sign, ys[i] * sign, window, w, fp, best);
     }
     window.order = order;
