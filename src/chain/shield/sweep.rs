@@ -72,22 +72,36 @@ const ROUGH: f64 = 1.0 / 65_536.0;
 /// compares, far beyond its rounding), and it rejects a lane only where a comparison
 /// holds, so that a NaN passes it as it passes the exact test.
 trait Band {
-    /// The bit mask of the lanes that may be in the band.
-    fn rough(&self, x: f32x4, y: f32x4) -> i32;
+    /// The first pass for points whose coordinates are at most `bound` in magnitude:
+    /// the bit mask of the lanes that may be in the band.
+    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32;
     /// Whether the point is in the band.
     fn exact(&self, x: f64, y: f64) -> bool;
 }
+
+/// Below this many points the exact test alone is cheaper than setting up the first
+/// pass (most beams of a sparse scan have no return).
+const FEW: usize = 16;
 
 /// Calls `body(i)` for each point `i` in `band`, in order: the exact test for the few
 /// lanes the cheap first pass keeps.
 #[inline(always)]
 fn for_each_kept(points: &Points, band: &impl Band, mut body: impl FnMut(usize)) {
     let (xs, ys) = (points.xs(), points.ys());
+    if xs.len() < FEW {
+        for (k, (&x, &y)) in xs.iter().zip(ys).enumerate() {
+            if band.exact(x, y) {
+                body(k);
+            }
+        }
+        return;
+    }
+    let rough = band.rough(points.bound());
     let (xf, yf) = (points.xf(), points.yf());
     let (xb, yb) = (xf.chunks_exact(4), yf.chunks_exact(4));
     let (xt, yt) = (xb.remainder(), yb.remainder());
     for (i, (x, y)) in xb.zip(yb).enumerate() {
-        let mask = band.rough(four32(x), four32(y)) & 0b1111;
+        let mask = rough(four32(x), four32(y)) & 0b1111;
         if mask != 0 {
             visit(4 * i, mask, xs, ys, band, &mut body);
         }
@@ -97,7 +111,7 @@ fn for_each_kept(points: &Points, band: &impl Band, mut body: impl FnMut(usize))
         x[..xt.len()].copy_from_slice(xt);
         y[..yt.len()].copy_from_slice(yt);
         let tail = (1 << xt.len()) - 1;
-        let mask = band.rough(f32x4::new(x), f32x4::new(y)) & tail;
+        let mask = rough(f32x4::new(x), f32x4::new(y)) & tail;
         visit(xf.len() - xt.len(), mask, xs, ys, band, &mut body);
     }
 }
@@ -127,26 +141,15 @@ struct Straight {
     w: f64,
     tail: f64,
     sx: f64,
-    rough: [f32x4; 3],
-}
-
-impl Straight {
-    fn new(w: f64, tail: f64, sx: f64, bound: f64) -> Straight {
-        let m = ROUGH * (1.0 + bound + w.abs() + tail.abs());
-        let rough = [
-            widened(w, m, 1.0),
-            widened(tail, m, -1.0),
-            f32x4::splat(sx as f32),
-        ];
-        Straight { w, tail, sx, rough }
-    }
 }
 
 impl Band for Straight {
     #[inline(always)]
-    fn rough(&self, x: f32x4, y: f32x4) -> i32 {
-        let [w, tail, sx] = self.rough;
-        (y.abs().cmp_gt(w) | (x * sx).cmp_lt(tail)).move_mask() ^ 0b1111
+    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32 {
+        let m = ROUGH * (1.0 + bound + self.w.abs() + self.tail.abs());
+        let (w, tail) = (widened(self.w, m, 1.0), widened(self.tail, m, -1.0));
+        let sx = f32x4::splat(self.sx as f32);
+        move |x: f32x4, y: f32x4| (y.abs().cmp_gt(w) | (x * sx).cmp_lt(tail)).move_mask() ^ 0b1111
     }
 
     #[inline(always)]
@@ -161,38 +164,26 @@ struct Annulus {
     cy: f64,
     lo2: f64,
     hi2: f64,
-    rough: [f32x4; 4],
-}
-
-impl Annulus {
-    fn new(cy: f64, lo2: f64, hi2: f64, bound: f64) -> Annulus {
-        // The same band without the large r² (it would swamp single precision on a
-        // gentle arc): x² + (y − cy)² − r² = 2r (q − sy y), q = (x² + y²) / 2r.
-        let r = cy.abs();
-        let kh = 0.5 / r;
-        let (qlo, qhi) = ((lo2 - r * r) * kh, (hi2 - r * r) * kh);
-        let m = ROUGH * (1.0 + 2.0 * kh * bound * bound + bound + qlo.abs() + qhi.abs());
-        let rough = [
-            widened(qlo, m, -1.0),
-            widened(qhi, m, 1.0),
-            f32x4::splat(kh as f32),
-            f32x4::splat(cy.signum() as f32),
-        ];
-        Annulus {
-            cy,
-            lo2,
-            hi2,
-            rough,
-        }
-    }
 }
 
 impl Band for Annulus {
     #[inline(always)]
-    fn rough(&self, x: f32x4, y: f32x4) -> i32 {
-        let [lo, hi, kh, sy] = self.rough;
-        let q = kh * (x * x + y * y) - sy * y;
-        (q.cmp_gt(hi) | q.cmp_lt(lo)).move_mask() ^ 0b1111
+    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32 {
+        // The same band without the large r² (it would swamp single precision on a
+        // gentle arc): x² + (y − cy)² − r² = 2r (q − sy y), q = (x² + y²) / 2r.
+        let r = self.cy.abs();
+        let kh = 0.5 / r;
+        let (qlo, qhi) = ((self.lo2 - r * r) * kh, (self.hi2 - r * r) * kh);
+        let m = ROUGH * (1.0 + 2.0 * kh * bound * bound + bound + qlo.abs() + qhi.abs());
+        let (lo, hi) = (widened(qlo, m, -1.0), widened(qhi, m, 1.0));
+        let (kh, sy) = (
+            f32x4::splat(kh as f32),
+            f32x4::splat(self.cy.signum() as f32),
+        );
+        move |x: f32x4, y: f32x4| {
+            let q = kh * (x * x + y * y) - sy * y;
+            (q.cmp_gt(hi) | q.cmp_lt(lo)).move_mask() ^ 0b1111
+        }
     }
 
     #[inline(always)]
@@ -207,29 +198,20 @@ impl Band for Annulus {
 struct BoxNear {
     bbox: [f64; 4],
     lim2: f64,
-    rough: [f32x4; 5],
-}
-
-impl BoxNear {
-    fn new(bbox: [f64; 4], lim2: f64, bound: f64) -> BoxNear {
-        let m = ROUGH * (1.0 + bound + bbox.iter().fold(0.0, |a: f64, v| a.max(v.abs())));
-        let rough = [
-            widened(bbox[0], m, -1.0),
-            widened(bbox[1], m, -1.0),
-            widened(bbox[2], m, 1.0),
-            widened(bbox[3], m, 1.0),
-            widened(lim2 * (1.0 + ROUGH), ROUGH, 1.0),
-        ];
-        BoxNear { bbox, lim2, rough }
-    }
 }
 
 impl Band for BoxNear {
     #[inline(always)]
-    fn rough(&self, x: f32x4, y: f32x4) -> i32 {
-        let [x0, y0, x1, y1, lim2] = self.rough;
-        let outside = x.cmp_lt(x0) | x.cmp_gt(x1) | y.cmp_lt(y0) | y.cmp_gt(y1);
-        (outside | (x * x + y * y).cmp_gt(lim2)).move_mask() ^ 0b1111
+    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32 {
+        let b = self.bbox;
+        let m = ROUGH * (1.0 + bound + b.iter().fold(0.0, |a: f64, v| a.max(v.abs())));
+        let [x0, y0] = [b[0], b[1]].map(|v| widened(v, m, -1.0));
+        let [x1, y1] = [b[2], b[3]].map(|v| widened(v, m, 1.0));
+        let lim2 = widened(self.lim2 * (1.0 + ROUGH), ROUGH, 1.0);
+        move |x: f32x4, y: f32x4| {
+            let outside = x.cmp_lt(x0) | x.cmp_gt(x1) | y.cmp_lt(y0) | y.cmp_gt(y1);
+            (outside | (x * x + y * y).cmp_gt(lim2)).move_mask() ^ 0b1111
+        }
     }
 
     #[inline(always)]
@@ -261,7 +243,11 @@ pub fn free_distance_arc(
     let mut best = reach_m;
     if k < STRAIGHT_CURVATURE {
         let w = w + reach_m * reach_m * k / 2.0;
-        let band = Straight::new(w, -fp.behind_m, sx, points.bound());
+        let band = Straight {
+            w,
+            tail: -fp.behind_m,
+            sx,
+        };
         for_each_kept(points, &band, |i| {
             best = best.min((xs[i] * sx - fp.ahead_m).max(0.0));
         });
@@ -281,7 +267,11 @@ pub fn free_distance_arc(
     // whose distance from the centre is outside [r − w, r + w] is outside the band.
     // Measured in the points' own frame, where the centre is (0, sy r): the mirror
     // changes no square, to the bit.
-    let band = Annulus::new(sy * r, lo2, hi2, points.bound());
+    let band = Annulus {
+        cy: sy * r,
+        lo2,
+        hi2,
+    };
     for_each_kept(points, &band, |i| {
         let (x, y) = (xs[i] * sx, ys[i] * sy);
         // A return at the angle θ about the centre lies within w of the arc's point at
@@ -451,7 +441,10 @@ pub fn free_distance_path(
     } else {
         window.bbox
     };
-    let band = BoxNear::new(bbox, reach(best).powi(2), points.bound());
+    let band = BoxNear {
+        bbox,
+        lim2: reach(best).powi(2),
+    };
     // Each kept return as one integer: its squared distance from the reference point (a
     // sum of squares: its bits order as its value does) with its lowest bits replaced by
     // its index. That key is never more than the distance, so the first key beyond the
@@ -700,9 +693,10 @@ mod tests {
             along in -60.0f64..60.0, edge in 0usize..6, tail in -3.0f64..0.0, sx in any::<bool>(),
         ) {
             let nudge = |v: f64| v * (1.0 + ulps as f64 * f64::EPSILON);
-            let kept = |band: &dyn Band, x: f64, y: f64| {
-                band.rough(f32x4::splat(x as f32), f32x4::splat(y as f32)) & 1 != 0
-            };
+            fn kept(band: &impl Band, x: f64, y: f64) -> bool {
+                let rough = band.rough(x.abs().max(y.abs()));
+                rough(f32x4::splat(x as f32), f32x4::splat(y as f32)) & 1 != 0
+            }
             // An arc: a point on a circle of radius r ± w about (0, cy), within about
             // 100 m of the reference point (where the arc leaves it).
             let r = 10f64.powf(-log_k);
@@ -710,13 +704,12 @@ mod tests {
             let rho = nudge(if outer { r + w } else { (r - w).max(0.0) });
             let phi = -cy.signum() * std::f64::consts::FRAC_PI_2 + turn * (100.0 / r).min(PI);
             let (x, y) = (rho * phi.cos(), cy + rho * phi.sin());
-            let bound = x.abs().max(y.abs());
-            let band = Annulus::new(cy, (r - w).max(0.0).powi(2), (r + w).powi(2), bound);
+            let band = Annulus { cy, lo2: (r - w).max(0.0).powi(2), hi2: (r + w).powi(2) };
             prop_assert!(!band.exact(x, y) || kept(&band, x, y), "arc r {r} w {w}: ({x}, {y})");
             // The straight band: on its side edge or its tail.
             let sx = if sx { 1.0 } else { -1.0 };
             let (x, y) = if edge % 2 == 0 { (along, nudge(w) * if left { 1.0 } else { -1.0 }) } else { (nudge(tail) * sx, along / 10.0) };
-            let band = Straight::new(w, tail, sx, x.abs().max(y.abs()));
+            let band = Straight { w, tail, sx };
             prop_assert!(!band.exact(x, y) || kept(&band, x, y), "straight w {w}: ({x}, {y})");
             // The path's box: on an edge, or on the circle of the distance limit.
             let bbox = [bx.0, by.0, bx.0 + bx.1, by.0 + by.1];
@@ -727,7 +720,7 @@ mod tests {
                 3 => (bx.0 + bx.1 * turn.abs(), nudge(bbox[3])),
                 _ => (nudge(lim) * (turn * PI).cos(), nudge(lim) * (turn * PI).sin()),
             };
-            let band = BoxNear::new(bbox, lim * lim, x.abs().max(y.abs()));
+            let band = BoxNear { bbox, lim2: lim * lim };
             prop_assert!(!band.exact(x, y) || kept(&band, x, y), "box {bbox:?} lim {lim}: ({x}, {y})");
         }
 
