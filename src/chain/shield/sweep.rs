@@ -70,7 +70,7 @@ const ROUGH: f64 = 1.0 / 65_536.0;
 /// lanes the first pass keeps. The first pass must keep every point the exact test
 /// keeps: its bounds are widened by a margin ([`ROUGH`] of the scale of what it
 /// compares, far beyond its rounding), and it rejects a lane only where a comparison
-/// holds, so that a NaN passes it as it passes the exact test.
+/// holds, so that a NaN passes it and the exact test decides.
 trait Band {
     /// The first pass for points whose coordinates are at most `bound` in magnitude:
     /// the bit mask of the lanes that may be in the band.
