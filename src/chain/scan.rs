@@ -261,7 +261,7 @@ impl Points {
     }
 
     /// At least the largest |x| and |y| of a point, m (a NaN coordinate is left out of
-    /// it: a NaN passes every cheap test, as it passes the exact one).
+    /// it: a NaN passes every cheap test, and the exact test decides).
     pub fn bound(&self) -> f64 {
         self.bound
     }
