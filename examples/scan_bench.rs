@@ -11,7 +11,8 @@
 //!
 //! `scan_bench dense-once` runs the dense scene once and prints the simulated seconds,
 //! for a profiler: `valgrind --tool=callgrind target/release/examples/scan_bench
-//! dense-once` gives the instruction counts of docs/performance.md.
+//! dense-once` gives the instruction counts of docs/performance.md. `scan_bench
+//! opening-once RUNS` does the same for RUNS runs of the opening scenario.
 
 use acres::config::Config;
 use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
@@ -67,6 +68,26 @@ fn main() {
         return;
     }
     let opening = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
+    if std::env::args().nth(1).as_deref() == Some("opening-once") {
+        // RUNS runs of the opening scenario, for a profiler.
+        let runs: usize = match std::env::args().nth(2).map(|a| a.parse()) {
+            Some(Ok(n)) if n > 0 => n,
+            _ => {
+                eprintln!("usage: scan_bench opening-once RUNS (a whole number, 1 or more)");
+                std::process::exit(2);
+            }
+        };
+        let route = opening.route().unwrap();
+        let sim_s: f64 = (0..runs)
+            .map(|_| {
+                sim::run(&cfg, &opening, route.clone(), None)
+                    .unwrap()
+                    .time_s
+            })
+            .sum();
+        println!("{{\"opening_simulated_s\": {sim_s}}}");
+        return;
+    }
     let open = rate(&cfg, &opening, 200);
     let dense = rate(&cfg, &with_posts(1000), 5);
     let big = with_posts(10_000);
