@@ -304,20 +304,22 @@ impl Tracker {
         self.points.clear();
         self.starts.clear();
         let mut prev: Option<(usize, f64, f64)> = None;
-        for (i, bx, by) in geometry.indexed_points(scan) {
+        let gap_m = self.cfg.cluster_gap_m;
+        let (points, starts) = (&mut self.points, &mut self.starts);
+        geometry.for_each_indexed_point(scan, |i, bx, by| {
             let p = (pose.x_m + c * bx - s * by, pose.y_m + s * bx + c * by);
             // Neighbouring returns of one surface lie about r·Δθ apart, more where the
             // beam grazes it: the gap grows with the range.
-            let gap = self.cfg.cluster_gap_m + 3.0 * scan.ranges()[i] * step;
+            let gap = gap_m + 3.0 * scan.ranges()[i] * step;
             let joins = prev.is_some_and(|(j, x, y)| {
                 j + 1 == i && (p.0 - x).powi(2) + (p.1 - y).powi(2) <= gap * gap
             });
             if !joins {
-                self.starts.push(self.points.len());
+                starts.push(points.len());
             }
-            self.points.push(p);
+            points.push(p);
             prev = Some((i, p.0, p.1));
-        }
+        });
         self.clusters.clear();
         let n_runs = self.starts.len();
         let wrap = n_runs >= 2 && self.joins_across_zero(scan, geometry.beams());
