@@ -314,7 +314,11 @@ struct ScanMemo(std::sync::Mutex<ScanCache>);
 #[derive(Default)]
 struct ScanCache {
     heading_bits: u64,
-    dirs: Vec<Option<Coord<f64>>>,
+    /// Each beam's direction with the heading generation it was computed for: a change
+    /// of heading moves `generation` on (a stale entry is recomputed when next cast)
+    /// instead of clearing every beam, a write of the whole array each scan.
+    dirs: Vec<(u64, Coord<f64>)>,
+    generation: u64,
     /// The square the candidates were found in, [xmin, ymin, xmax, ymax]; None: none yet.
     square: Option<[f64; 4]>,
     candidates: Vec<usize>,
@@ -533,10 +537,15 @@ impl World {
     pub fn scan(&self, o: Coord<f64>, yaw_rad: f64, beams: usize, reach: f64) -> Scan {
         let mut guard = self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
         let cache = &mut *guard;
-        if cache.heading_bits != yaw_rad.to_bits() || cache.dirs.len() != beams {
-            cache.heading_bits = yaw_rad.to_bits();
+        if cache.dirs.len() != beams {
+            // Generation 0 marks an entry never computed; the first heading is 1.
             cache.dirs.clear();
-            cache.dirs.resize(beams, None);
+            cache.dirs.resize(beams, (0, Coord { x: 0.0, y: 0.0 }));
+            cache.generation = 0;
+        }
+        if cache.generation == 0 || cache.heading_bits != yaw_rad.to_bits() {
+            cache.heading_bits = yaw_rad.to_bits();
+            cache.generation += 1;
         }
         let need = [o.x - reach, o.y - reach, o.x + reach, o.y + reach];
         let inside = cache.square.is_some_and(|q| {
@@ -557,6 +566,7 @@ impl World {
             reach,
             ranges: vec![f64::INFINITY; beams],
             dirs: &mut cache.dirs,
+            generation: cache.generation,
         };
         for &k in &cache.candidates {
             cast.cast(&self.obstacles[k], &self.polygons[k]);
@@ -658,7 +668,8 @@ struct Caster<'a> {
     yaw_rad: f64,
     reach: f64,
     ranges: Vec<f64>,
-    dirs: &'a mut [Option<Coord<f64>>],
+    dirs: &'a mut [(u64, Coord<f64>)],
+    generation: u64,
 }
 
 impl Caster<'_> {
@@ -697,14 +708,18 @@ impl Caster<'_> {
         };
         let mut i = first.rem_euclid(beams.max(1) as i64) as usize;
         for _ in 0..count {
-            let yaw = self.yaw_rad;
-            let d = *self.dirs[i].get_or_insert_with(|| {
-                let a = yaw + std::f64::consts::TAU * i as f64 / beams as f64;
-                Coord {
-                    x: a.cos(),
-                    y: a.sin(),
-                }
-            });
+            let entry = &mut self.dirs[i];
+            if entry.0 != self.generation {
+                let a = self.yaw_rad + std::f64::consts::TAU * i as f64 / beams as f64;
+                *entry = (
+                    self.generation,
+                    Coord {
+                        x: a.cos(),
+                        y: a.sin(),
+                    },
+                );
+            }
+            let d = entry.1;
             let hit = match &circle {
                 Some(c) => c.hit(d, self.reach),
                 None => obstacle.ray(polygon, self.o, d, self.reach),
@@ -810,12 +825,16 @@ pub fn footprint(x: f64, y: f64, yaw: f64, v: &crate::config::VehicleGeometry) -
         y: y + s * u + c * w,
     };
     let (f, r, hw) = (v.front_m(), -v.rear_overhang_m, v.width_m / 2.0);
+    // The ring is closed here (its first corner repeated) so that `Polygon::new` finds it
+    // closed and does not grow the vector: two footprints a control step, a realloc each.
+    let first = corner(f, hw);
     Polygon::new(
         LineString::from(vec![
-            corner(f, hw),
+            first,
             corner(r, hw),
             corner(r, -hw),
             corner(f, -hw),
+            first,
         ]),
         vec![],
     )
