@@ -8,6 +8,7 @@
 
 use crate::chain::shield::Pose;
 use crate::chain::{Gear, VehicleState};
+use crate::formats::skim;
 use serde::{Deserialize, Serialize};
 use std::io::BufRead;
 
@@ -451,10 +452,11 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<(us
 }
 
 /// One record of a JSON line. The scan array, nearly all of a line, is read by
-/// [`scan_values`] and the rest of the line (copied into `rest`) by serde_json, which is
-/// three times faster than serde_json's generic reading of 360 `Option<f64>`; a line the
-/// fast path does not take in full (spaces, a nested `scan`, a number JSON does not allow)
-/// is read by serde_json alone, so that the values and the errors are serde_json's.
+/// [`scan_values`], three times faster than serde_json's generic reading of 360
+/// `Option<f64>`; the members the record does not read are checked by [`skim`] and left
+/// out, and the rest (copied into `rest`) is read by serde_json. A line the fast path
+/// does not take in full (spaces in the scan, escapes, a number JSON does not allow) is
+/// read by serde_json alone, so that the values and the errors are serde_json's.
 #[cfg(test)]
 fn parse_line(line: &[u8], rest: &mut Vec<u8>) -> Result<Record, serde_json::Error> {
     // The scan values read by the parser, and left to the reader: the same either way.
@@ -489,54 +491,68 @@ fn parse_line_rest(
     Option<std::ops::Range<usize>>,
 ) {
     scan.clear();
-    if let Some((cut, values)) = scan_span(line) {
-        rest.clear();
-        rest.extend_from_slice(&line[..cut.start]);
-        rest.extend_from_slice(&line[cut.end..]);
-        if let Ok(mut r) = serde_json::from_slice::<Record>(rest)
-            && r.scan.is_none()
-        {
-            r.scan = Some(scan);
-            return (Ok(r), Some(values));
-        }
+    if let Some(values) = skim_line(line, rest)
+        && let Ok(mut r) = serde_json::from_slice::<Record>(rest)
+    {
+        // `rest` has no scan: the record's is the one the line has, if any.
+        r.scan = values.is_some().then_some(scan);
+        return (Ok(r), values);
     }
     (serde_json::from_slice(line), None)
 }
 
-/// Where the top-level `"scan":[…]` of a line is: the bytes to cut (the member and the comma
-/// before it, or after it when it is the first member) and the bytes between the brackets.
-fn scan_span(line: &[u8]) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
-    const KEY: &[u8] = b"\"scan\":[";
-    let at = memchr::memmem::find(line, KEY)?;
-    // The key must be a member of the outer object: depth 1, outside any string.
-    let (mut depth, mut in_str, mut esc) = (0i32, false, false);
-    for &b in &line[..at] {
-        match (in_str, esc, b) {
-            (true, true, _) => esc = false,
-            (true, false, b'\\') => esc = true,
-            (true, false, b'"') => in_str = false,
-            (true, false, _) => {}
-            (false, _, b'"') => in_str = true,
-            (false, _, b'{' | b'[') => depth += 1,
-            (false, _, b'}' | b']') => depth -= 1,
-            _ => {}
+/// The keys of a line's outer object that a [`Record`] reads besides `scan`, and those of
+/// its command row.
+const RECORD_KEYS: [&[u8]; 4] = [b"step", b"t", b"state", b"row"];
+const ROW_KEYS: [&[u8]; 2] = [b"curvature_per_m", b"speed_mps"];
+
+/// Writes into `rest` the line's outer object with only the members a [`Record`] reads
+/// (`row` with only its command), every other member checked by [`skim`] and left out;
+/// returns where the scan's values are (the bytes between its brackets, still to be
+/// read by [`scan_values`]), if it has one. None where the line is not taken, so that
+/// serde_json reads it whole: text [`skim`] is unsure of, a second `scan`, or a `scan`
+/// that is not an array.
+fn skim_line(line: &[u8], rest: &mut Vec<u8>) -> Option<Option<std::ops::Range<usize>>> {
+    rest.clear();
+    rest.push(b'{');
+    let mut scan = None;
+    let end = skim::members(line, 0, |key, at, value| match key {
+        b"scan" => {
+            let open = (line.get(value) == Some(&b'[') && scan.is_none()).then_some(value + 1)?;
+            // The values are checked as they are read; where they are not taken, serde_json
+            // reads the line again.
+            let close = open + memchr::memchr(b']', &line[open..])?;
+            scan = Some(open..close);
+            Some(close + 1)
         }
+        b"row" if line.get(value) == Some(&b'{') => {
+            skim::push_member(rest, line, at..value);
+            rest.push(b'{');
+            let end = skim::members(line, value, |key, at, value| {
+                keep_member(rest, line, (key, at, value), &ROW_KEYS)
+            })?;
+            rest.push(b'}');
+            Some(end)
+        }
+        _ => keep_member(rest, line, (key, at, value), &RECORD_KEYS),
+    })?;
+    rest.push(b'}');
+    (end == line.len()).then_some(scan)
+}
+
+/// Checks a member's value (its key, where it starts, where its value starts) and copies
+/// the member into `rest` if its key is one of `keys`; the index past its value.
+fn keep_member(
+    rest: &mut Vec<u8>,
+    line: &[u8],
+    (key, at, value): (&[u8], usize, usize),
+    keys: &[&[u8]],
+) -> Option<usize> {
+    let end = skim::value_end(line, value)?;
+    if keys.contains(&key) {
+        skim::push_member(rest, line, at..end);
     }
-    if depth != 1 || in_str {
-        return None;
-    }
-    let open = at + KEY.len();
-    let close = open + memchr::memchr(b']', &line[open..])?;
-    let before = line[..at].trim_ascii_end();
-    let cut = if before.ends_with(b",") {
-        before.len() - 1..close + 1
-    } else {
-        let after = &line[close + 1..];
-        let skip = after.len() - after.trim_ascii_start().len();
-        let comma = after.get(skip) == Some(&b',');
-        at..close + 1 + skip + comma as usize
-    };
-    Some((cut, open..close))
+    Some(end)
 }
 
 /// The values of a scan array's inside (`null` or a JSON number, comma-separated, no
@@ -564,7 +580,7 @@ fn scan_values(inside: &[u8], out: &mut Vec<Option<f64>>) -> bool {
                 .ok()
                 .and_then(|s| s.parse::<f64>().ok())
             {
-                Some(v) if v.is_finite() && json_number(item) => out.push(Some(v)),
+                Some(v) if v.is_finite() && skim::json_number(item) => out.push(Some(v)),
                 _ => return false,
             }
             end
@@ -575,37 +591,6 @@ fn scan_values(inside: &[u8], out: &mut Vec<Option<f64>>) -> bool {
             Some(_) => return false,
         }
     }
-}
-
-/// Whether `s` is a number by JSON's grammar (RFC 8259 section 6):
-/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-fn json_number(s: &[u8]) -> bool {
-    let digits = |i: usize| s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let mut i = (s.first() == Some(&b'-')) as usize;
-    match s.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i += digits(i),
-        _ => return false,
-    }
-    if s.get(i) == Some(&b'.') {
-        let n = digits(i + 1);
-        if n == 0 {
-            return false;
-        }
-        i += 1 + n;
-    }
-    if matches!(s.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(s.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let n = digits(i);
-        if n == 0 {
-            return false;
-        }
-        i += n;
-    }
-    i == s.len()
 }
 
 /// Where the columns of a CSV log are: the required ones in the order of [`CSV_COLUMNS`],
@@ -891,6 +876,88 @@ mod tests {
             "123456789.123456789",
         ] {
             agree(&format!(r#"{{{HEAD},"scan":[{good},null]}}"#));
+        }
+    }
+
+    /// Members the record does not read are left out when they are JSON, and the line
+    /// is serde_json's error when they are not; the row keeps only its command.
+    #[test]
+    fn ignored_members_are_checked_not_read() {
+        let row = r#""row":{"source":"driver","requested":{"curvature_per_m":0.5},"curvature_per_m":0.1,"interventions":[],"speed_mps":2.5,"finished":false}"#;
+        let good = format!(
+            r#"{{{HEAD},"dbw":{{"t":0.5,"ok":[true,null,-1.5e-3,{{}}],"s":"x y"}},{row},"scan":[null,3.0]}}"#
+        );
+        let r = parse_line(good.as_bytes(), &mut Vec::new()).unwrap();
+        assert_eq!(r.logged.map(|c| c.speed_mps), Some(2.5));
+        assert_eq!(r.scan, Some(vec![None, Some(3.0)]));
+        agree(&good);
+        for line in [
+            // Bad JSON in an ignored member, a cut-off one, trailing text.
+            format!(r#"{{{HEAD},"dbw":{{"t":01}},"scan":[]}}"#),
+            format!(r#"{{{HEAD},"dbw":{{"t":0.5,}},"scan":[]}}"#),
+            format!(r#"{{{HEAD},"dbw":[1,2"#),
+            format!(r#"{{{HEAD},"scan":[]}}x"#),
+            // A row without its command, with it twice, or not an object.
+            format!(r#"{{{HEAD},"row":{{"speed_mps":1.0}}}}"#),
+            format!(r#"{{{HEAD},{row},"row":null}}"#),
+            format!(r#"{{{HEAD},"row":{{"curvature_per_m":0.1,"speed_mps":1,"speed_mps":2}}}}"#),
+            format!(r#"{{{HEAD},"row":"x"}}"#),
+            format!(r#"{{{HEAD},"scan":[1.0,[2.0]],"dbw":{{}}}}"#),
+        ] {
+            assert!(
+                parse_line(line.as_bytes(), &mut Vec::new()).is_err(),
+                "{line}"
+            );
+            agree(&line);
+        }
+        for line in [
+            // Escapes and text the fast path is unsure of: serde_json reads them.
+            format!(r#"{{{HEAD},"dbw":{{"s":"a\"b\u00e9"}},"scan":[1.0]}}"#),
+            format!(r#"{{"st\u0065p":3,{},"scan":[1.0]}}"#, &HEAD[9..]),
+            format!("{{{HEAD},\"note\":\"caf\u{e9}\",\"scan\":[1.0]}}"),
+            format!(r#"{{{HEAD},"row":null,"dbw":{{ "a" : [ 1 , 2 ] }}}}"#),
+            format!(r#"{{{HEAD}}}"#),
+            format!(r#"{{{HEAD},"scan":null}}"#),
+            format!(r#"{{{HEAD},"dbw":{}{}}}"#, "[".repeat(100), "]".repeat(100)),
+        ] {
+            agree(&line);
+        }
+    }
+
+    proptest! {
+        /// Any extra members (compact or spaced, a byte changed or not) and any row: the
+        /// fast path and serde_json alone give the same record, or both an error.
+        #[test]
+        fn extra_members_agree_with_serde_json(
+            extra in prop::collection::vec(("[a-z]{1,6}", crate::formats::skim::tests::any_json()), 0..4),
+            row in prop::option::of(crate::formats::skim::tests::any_json()),
+            spaced in any::<bool>(),
+            flip in prop::option::of((any::<prop::sample::Index>(), crate::formats::skim::tests::json_byte())),
+        ) {
+            let mut members = vec![HEAD.to_string(), r#""scan":[null,4.5]"#.to_string()];
+            for (k, v) in &extra {
+                let v = if spaced { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
+                members.push(format!(r#""{k}":{}"#, v.unwrap()));
+            }
+            if let Some(mut row) = row {
+                if let serde_json::Value::Object(m) = &mut row {
+                    m.insert("curvature_per_m".into(), 0.25.into());
+                    m.insert("speed_mps".into(), 1.5.into());
+                }
+                members.push(format!(r#""row":{row}"#));
+            }
+            let mut line = format!("{{{}}}", members.join(",")).into_bytes();
+            if let Some((at, byte)) = flip {
+                let at = at.index(line.len());
+                line[at] = byte;
+            }
+            let fast = parse_line(&line, &mut Vec::new());
+            let slow = serde_json::from_slice::<Record>(&line);
+            match (fast, slow) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+                (Err(_), Err(_)) => {}
+                (a, b) => prop_assert!(false, "{}: fast {:?}, serde_json {:?}", String::from_utf8_lossy(&line), a, b),
+            }
         }
     }
 

@@ -13,6 +13,7 @@ pub mod ros;
 pub mod ros_map;
 pub mod route;
 pub mod scenario;
+pub(crate) mod skim;
 pub mod stops;
 
 pub use atomic::{AtomicFile, write_atomic};
