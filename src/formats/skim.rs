@@ -14,6 +14,16 @@ use std::ops::Range;
 /// room for the objects it is nested in.
 pub const MAX_DEPTH: u32 = 64;
 
+/// One in each byte of a `u64`, and each byte's high bit: the masks of the eight-byte tests.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes of `s` from `j`, as a little-endian `u64`, where `s` has them.
+#[inline(always)]
+fn word(s: &[u8], j: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(s.get(j..j + 8)?.try_into().ok()?))
+}
+
 /// The index past JSON whitespace from `i`.
 #[inline(always)]
 pub fn ws(s: &[u8], mut i: usize) -> usize {
@@ -26,13 +36,11 @@ pub fn ws(s: &[u8], mut i: usize) -> usize {
 
 /// How many ASCII digits `s` holds from `i` on, eight bytes tested at a time.
 fn digits(s: &[u8], i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut j = i;
-    while let Some(word) = s.get(j..j + 8) {
+    while let Some(w) = word(s, j) {
         // A digit becomes 0..=9; a byte of 10 and over gets its high bit (a carry
         // only runs upward, from a byte that is flagged already).
-        let x = u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ (ONES * b'0' as u64);
+        let x = w ^ (ONES * b'0' as u64);
         let other = (x | x.wrapping_add(ONES * 0x76)) & HIGH;
         if other != 0 {
             return j - i + (other.trailing_zeros() / 8) as usize;
@@ -51,8 +59,8 @@ pub fn string_end(s: &[u8], i: usize) -> Option<usize> {
         return None;
     }
     let mut j = i + 1;
-    while let Some(word) = s.get(j..j + 8) {
-        let stop = stops(u64::from_le_bytes(word.try_into().ok()?));
+    while let Some(w) = word(s, j) {
+        let stop = stops(w);
         if stop != 0 {
             // The lowest flagged byte is a true one (a borrow or carry only runs upward).
             let at = j + (stop.trailing_zeros() / 8) as usize;
@@ -74,8 +82,6 @@ pub fn string_end(s: &[u8], i: usize) -> Option<usize> {
 /// control byte (under 0x20), DEL or a byte of 0x80 and over. The lowest byte flagged is
 /// always one of these; bytes above it may be flagged falsely.
 fn stops(w: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
     let del_or_high = (w | w.wrapping_add(ONES)) & HIGH;
