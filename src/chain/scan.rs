@@ -4,7 +4,7 @@
 //! beyond the reach `range_m`) is free to the reach: the reference's no_return_is_safe.
 
 use serde::{Deserialize, Serialize};
-use wide::{CmpLt, f32x4, f64x4};
+use wide::{CmpLt, f64x4};
 
 /// An error of a scan: a value that is not a range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -173,20 +173,85 @@ impl ScanGeometry {
         // A point is written at most at its own beam's index (the count never passes the
         // beam), so n entries hold them all.
         out.room(n);
-        let (r, c, s) = (&scan.ranges[..n], &self.cos[..n], &self.sin[..n]);
-        let (mx, my) = (f64x4::splat(self.mount.0), f64x4::splat(self.mount.1));
-        let reach = f64x4::splat(self.reach_m);
         let whole = n - n % 4;
-        let mut k = 0;
-        // The arrays cut to one length, so that one bound check covers a block's writes.
-        let (xs, ys) = (&mut out.xs[..n], &mut out.ys[..n]);
-        let (xf, yf) = (&mut out.xf[..n], &mut out.yf[..n]);
-        // The first point whose single-precision copy is not written with its block.
-        let mut late = n;
-        let blocks = r
-            .chunks_exact(4)
-            .zip(c.chunks_exact(4))
-            .zip(s.chunks_exact(4));
+        let beams = Beams {
+            r: &scan.ranges[..whole],
+            c: &self.cos[..whole],
+            s: &self.sin[..whole],
+            mount: self.mount,
+            reach: self.reach_m,
+        };
+        let into = PointsOut {
+            xs: &mut out.xs[..n],
+            ys: &mut out.ys[..n],
+            xf: &mut out.xf[..n],
+            yf: &mut out.yf[..n],
+        };
+        #[cfg(target_arch = "x86_64")]
+        let (mut k, mut late) = if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2.
+            unsafe { avx2::blocks(&beams, into) }
+        } else {
+            beams.blocks(into)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let (mut k, mut late) = beams.blocks(into);
+        let (r, c, s) = (&scan.ranges, &self.cos, &self.sin);
+        let (xs, ys) = (&mut out.xs, &mut out.ys);
+        for i in whole..n {
+            if r[i] < self.reach_m {
+                late = late.min(k);
+                xs[k] = self.mount.0 + r[i] * c[i];
+                ys[k] = self.mount.1 + r[i] * s[i];
+                k += 1;
+            }
+        }
+        // The single-precision copy of the points written one lane at a time, in one
+        // pass (from the first of them: a few where most beams have no return).
+        let late = late.min(k);
+        for (f, v) in out.xf[late..k].iter_mut().zip(&xs[late..k]) {
+            *f = *v as f32;
+        }
+        for (f, v) in out.yf[late..k].iter_mut().zip(&ys[late..k]) {
+            *f = *v as f32;
+        }
+        out.len = k;
+        // Every point lies within the reach of the mount point.
+        out.bound = self.mount.0.abs().max(self.mount.1.abs()) + self.reach_m;
+    }
+}
+
+/// The whole blocks of four beams of a scan, for [`ScanGeometry::points_into`]: ranges,
+/// directions, the mount point and the reach.
+struct Beams<'a> {
+    r: &'a [f64],
+    c: &'a [f64],
+    s: &'a [f64],
+    mount: (f64, f64),
+    reach: f64,
+}
+
+/// The arrays [`Beams::blocks`] writes, each at least as long as the beams.
+struct PointsOut<'a> {
+    xs: &'a mut [f64],
+    ys: &'a mut [f64],
+    xf: &'a mut [f32],
+    yf: &'a mut [f32],
+}
+
+impl Beams<'_> {
+    /// Writes the returns of the blocks in order, a block with no return skipped and
+    /// the four lanes of a block written in place with the count moved on by those
+    /// kept. Gives the count and the first point whose single-precision copy is not
+    /// written (its block was not whole), or the beams' number.
+    fn blocks(&self, out: PointsOut) -> (usize, usize) {
+        let (mx, my) = (f64x4::splat(self.mount.0), f64x4::splat(self.mount.1));
+        let reach = f64x4::splat(self.reach);
+        let PointsOut { xs, ys, xf, yf } = out;
+        let (mut k, mut late) = (0, self.r.len());
+        let blocks = (self.r.chunks_exact(4))
+            .zip(self.c.chunks_exact(4))
+            .zip(self.s.chunks_exact(4));
         for ((rb, cb), sb) in blocks {
             let rv = four(rb);
             let mask = rv.cmp_lt(reach).move_mask();
@@ -209,28 +274,65 @@ impl ScanGeometry {
                 }
             }
         }
-        for i in whole..n {
-            if r[i] < self.reach_m {
-                late = late.min(k);
-                xs[k] = self.mount.0 + r[i] * c[i];
-                ys[k] = self.mount.1 + r[i] * s[i];
-                k += 1;
-            }
-        }
-        // The single-precision copy of the points written one lane at a time, in one
-        // pass (from the first of them: a few where most beams have no return).
-        let late = late.min(k);
-        for (f, v) in xf[late..k].iter_mut().zip(&xs[late..k]) {
-            *f = *v as f32;
-        }
-        for (f, v) in yf[late..k].iter_mut().zip(&ys[late..k]) {
-            *f = *v as f32;
-        }
-        out.len = k;
-        // Every point lies within the reach of the mount point.
-        out.bound = self.mount.0.abs().max(self.mount.1.abs()) + self.reach_m;
+        (k, late)
     }
 }
+
+/// [`Beams::blocks`] with four lanes of double precision in one register, for
+/// processors with AVX2: the same operations in the same order (no fused multiply-add),
+/// so the same points to the bit.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Beams, PointsOut};
+    use std::arch::x86_64::*;
+
+    /// See [`Beams::blocks`].
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn blocks(b: &Beams, out: PointsOut) -> (usize, usize) {
+        let (mx, my) = (_mm256_set1_pd(b.mount.0), _mm256_set1_pd(b.mount.1));
+        let reach = _mm256_set1_pd(b.reach);
+        let PointsOut { xs, ys, xf, yf } = out;
+        let n = b.r.len();
+        assert!(b.c.len() >= n && b.s.len() >= n && xs.len() >= n && ys.len() >= n);
+        assert!(xf.len() >= n && yf.len() >= n && n % 4 == 0);
+        let (mut k, mut late) = (0, n);
+        for i in (0..n).step_by(4) {
+            // SAFETY: i + 4 <= n, and every array holds n values; the count k never
+            // passes i, so the writes at k..k + 4 are in the arrays too.
+            unsafe {
+                let r = _mm256_loadu_pd(b.r.as_ptr().add(i));
+                let mask = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(r, reach));
+                if mask == 0 {
+                    continue;
+                }
+                let c = _mm256_loadu_pd(b.c.as_ptr().add(i));
+                let s = _mm256_loadu_pd(b.s.as_ptr().add(i));
+                let x = _mm256_add_pd(mx, _mm256_mul_pd(r, c));
+                let y = _mm256_add_pd(my, _mm256_mul_pd(r, s));
+                if mask == 0b1111 {
+                    _mm256_storeu_pd(xs.as_mut_ptr().add(k), x);
+                    _mm256_storeu_pd(ys.as_mut_ptr().add(k), y);
+                    _mm_storeu_ps(xf.as_mut_ptr().add(k), _mm256_cvtpd_ps(x));
+                    _mm_storeu_ps(yf.as_mut_ptr().add(k), _mm256_cvtpd_ps(y));
+                    k += 4;
+                } else {
+                    late = late.min(k);
+                    let (mut xa, mut ya) = ([0.0; 4], [0.0; 4]);
+                    _mm256_storeu_pd(xa.as_mut_ptr(), x);
+                    _mm256_storeu_pd(ya.as_mut_ptr(), y);
+                    for j in 0..4 {
+                        (xs[k], ys[k]) = (xa[j], ya[j]);
+                        k += (mask >> j) as usize & 1;
+                    }
+                }
+            }
+        }
+        (k, late)
+    }
+}
+
+/// The single-precision copies of [`Points`] are padded to a multiple of this many lanes.
+pub const PAD: usize = 64;
 
 /// Points of the body frame in two plain arrays, x and y, so that the shield's band
 /// tests read them four at a time, with a copy in single precision for the tests' cheap
@@ -256,13 +358,15 @@ impl Points {
         self.bound = 0.0;
     }
 
-    /// Makes the arrays at least `n` long.
+    /// Makes the arrays at least `n` long, the single-precision ones to a whole number
+    /// of [`PAD`] lanes (a word of the band tests' first pass reads them all).
     fn room(&mut self, n: usize) {
         if self.xs.len() < n {
             self.xs.resize(n, 0.0);
             self.ys.resize(n, 0.0);
-            self.xf.resize(n, 0.0);
-            self.yf.resize(n, 0.0);
+            let padded = n.div_ceil(PAD) * PAD;
+            self.xf.resize(padded, 0.0);
+            self.yf.resize(padded, 0.0);
         }
     }
 
@@ -291,6 +395,17 @@ impl Points {
     /// The y coordinates in single precision.
     pub fn yf(&self) -> &[f32] {
         &self.yf[..self.len]
+    }
+
+    /// [`Points::xf`] with the lanes after the points to a whole number of [`PAD`]
+    /// (what they hold is not meaningful).
+    pub fn xf_padded(&self) -> &[f32] {
+        &self.xf[..self.len.div_ceil(PAD) * PAD]
+    }
+
+    /// [`Points::yf`] padded as [`Points::xf_padded`].
+    pub fn yf_padded(&self) -> &[f32] {
+        &self.yf[..self.len.div_ceil(PAD) * PAD]
     }
 
     /// The number of points.
@@ -347,12 +462,6 @@ impl FromIterator<(f64, f64)> for Points {
 /// Four values from the start of `v` as one four-lane value (`v` has at least four).
 pub(crate) fn four(v: &[f64]) -> f64x4 {
     f64x4::new([v[0], v[1], v[2], v[3]])
-}
-
-/// Four values from the start of `v` as one four-lane value (`v` has at least four).
-pub(crate) fn four32(v: &[f32]) -> f32x4 {
-    let v: [f32; 4] = v[..4].try_into().expect("four values");
-    f32x4::new(v)
 }
 
 /// ⌊v⌋ without a call to the library's `floor` (which the baseline x86-64 target does

@@ -21,12 +21,12 @@
 //! A return beside the body (its station between −behind_m and ahead_m) gives a free
 //! distance of 0: the band already touches it. Returns behind the body are ignored.
 
+use super::rough::{Rough, WORD};
 use crate::chain::path::{Path, RUN};
-use crate::chain::scan::{Points, four32};
+use crate::chain::scan::Points;
 use geo::Coord;
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 use std::ops::Range;
-use wide::{CmpGt, CmpLt, f32x4};
 
 /// The half width of the swept corridor at the measured speed `v`:
 /// `w = m_v + min(G + E, max(f, t_n (G + E) / G |v|))` (vehicle-software.md "Swept
@@ -65,19 +65,21 @@ const STRAIGHT_CURVATURE: f64 = 1e-6;
 const ROUGH: f64 = 1.0 / 65_536.0;
 
 /// A band test of the free distances: a cheap first pass, [`Band::rough`], on the
-/// points' single-precision copy four lanes at a time (one register on the baseline
-/// x86-64 target), and the test itself, [`Band::exact`], in double precision for the
-/// lanes the first pass keeps. The first pass must keep every point the exact test
+/// points' single-precision copy (a word of bits for 64 points, eight or four lanes at
+/// a time: [`Rough::words`]), and the test itself, [`Band::exact`], in double precision
+/// for the lanes the first pass keeps. The first pass must keep every point the exact test
 /// keeps: its bounds are widened by a margin ([`ROUGH`] of the scale of what it
 /// compares, far beyond its rounding), and it rejects a lane only where a comparison
 /// holds, so that a NaN passes it and the exact test decides.
 trait Band {
-    /// The first pass for points whose coordinates are at most `bound` in magnitude:
-    /// the bit mask of the lanes that may be in the band.
-    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32;
+    /// The first pass for points whose coordinates are at most `bound` in magnitude.
+    fn rough(&self, bound: f64) -> Rough;
     /// Whether the point is in the band.
     fn exact(&self, x: f64, y: f64) -> bool;
 }
+
+// A padded copy of the points holds whole words of the first pass.
+const _: () = assert!(crate::chain::scan::PAD % WORD == 0);
 
 /// Below this many points the exact test alone is cheaper than setting up the first
 /// pass (most beams of a sparse scan have no return).
@@ -97,41 +99,26 @@ fn for_each_kept(points: &Points, band: &impl Band, mut body: impl FnMut(usize))
         return;
     }
     let rough = band.rough(points.bound());
-    let (xf, yf) = (points.xf(), points.yf());
-    let (xb, yb) = (xf.chunks_exact(4), yf.chunks_exact(4));
-    let (xt, yt) = (xb.remainder(), yb.remainder());
-    for (i, (x, y)) in xb.zip(yb).enumerate() {
-        let mask = rough(four32(x), four32(y)) & 0b1111;
-        if mask != 0 {
-            visit(4 * i, mask, xs, ys, band, &mut body);
+    let (xf, yf) = (points.xf_padded(), points.yf_padded());
+    // Eight words (512 points) of the first pass at a time, then their exact tests.
+    let mut words = [0u64; 8];
+    for start in (0..xs.len()).step_by(words.len() * WORD) {
+        let lanes = (xs.len() - start).min(words.len() * WORD);
+        let words = &mut words[..lanes.div_ceil(WORD)];
+        rough.words(&xf[start..], &yf[start..], words);
+        if lanes % WORD != 0 {
+            words[lanes / WORD] &= (1 << (lanes % WORD)) - 1;
         }
-    }
-    if !xt.is_empty() {
-        let (mut x, mut y) = ([0.0; 4], [0.0; 4]);
-        x[..xt.len()].copy_from_slice(xt);
-        y[..yt.len()].copy_from_slice(yt);
-        let tail = (1 << xt.len()) - 1;
-        let mask = rough(f32x4::new(x), f32x4::new(y)) & tail;
-        visit(xf.len() - xt.len(), mask, xs, ys, band, &mut body);
-    }
-}
-
-/// The exact test and `body` for the lanes of `mask` of the block from point `i`.
-#[inline(always)]
-fn visit(
-    i: usize,
-    mut mask: i32,
-    xs: &[f64],
-    ys: &[f64],
-    band: &impl Band,
-    body: &mut impl FnMut(usize),
-) {
-    while mask != 0 {
-        let k = i + mask.trailing_zeros() as usize;
-        if band.exact(xs[k], ys[k]) {
-            body(k);
+        for (w, &bits) in words.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let k = start + w * WORD + bits.trailing_zeros() as usize;
+                if band.exact(xs[k], ys[k]) {
+                    body(k);
+                }
+                bits &= bits - 1;
+            }
         }
-        mask &= mask - 1;
     }
 }
 
@@ -144,12 +131,22 @@ struct Straight {
 }
 
 impl Band for Straight {
-    #[inline(always)]
-    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32 {
+    fn rough(&self, bound: f64) -> Rough {
         let m = ROUGH * (1.0 + bound + self.w.abs() + self.tail.abs());
         let (w, tail) = (widened(self.w, m, 1.0), widened(self.tail, m, -1.0));
-        let sx = f32x4::splat(self.sx as f32);
-        move |x: f32x4, y: f32x4| (y.abs().cmp_gt(w) | (x * sx).cmp_lt(tail)).move_mask() ^ 0b1111
+        // x sx ≥ tail: x ≥ tail ahead, x ≤ −tail in reverse (a negation is exact).
+        let (x0, x1) = if self.sx < 0.0 {
+            (f32::NEG_INFINITY, -tail)
+        } else {
+            (tail, f32::INFINITY)
+        };
+        Rough {
+            x0,
+            x1,
+            y0: -w,
+            y1: w,
+            ..Rough::ALL
+        }
     }
 
     #[inline(always)]
@@ -167,22 +164,19 @@ struct Annulus {
 }
 
 impl Band for Annulus {
-    #[inline(always)]
-    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32 {
+    fn rough(&self, bound: f64) -> Rough {
         // The same band without the large r² (it would swamp single precision on a
         // gentle arc): x² + (y − cy)² − r² = 2r (q − sy y), q = (x² + y²) / 2r.
         let r = self.cy.abs();
         let kh = 0.5 / r;
         let (qlo, qhi) = ((self.lo2 - r * r) * kh, (self.hi2 - r * r) * kh);
         let m = ROUGH * (1.0 + 2.0 * kh * bound * bound + bound + qlo.abs() + qhi.abs());
-        let (lo, hi) = (widened(qlo, m, -1.0), widened(qhi, m, 1.0));
-        let (kh, sy) = (
-            f32x4::splat(kh as f32),
-            f32x4::splat(self.cy.signum() as f32),
-        );
-        move |x: f32x4, y: f32x4| {
-            let q = kh * (x * x + y * y) - sy * y;
-            (q.cmp_gt(hi) | q.cmp_lt(lo)).move_mask() ^ 0b1111
+        Rough {
+            a: kh as f32,
+            c: -self.cy.signum() as f32,
+            lo: widened(qlo, m, -1.0),
+            hi: widened(qhi, m, 1.0),
+            ..Rough::ALL
         }
     }
 
@@ -201,16 +195,19 @@ struct BoxNear {
 }
 
 impl Band for BoxNear {
-    #[inline(always)]
-    fn rough(&self, bound: f64) -> impl Fn(f32x4, f32x4) -> i32 {
+    fn rough(&self, bound: f64) -> Rough {
         let b = self.bbox;
         let m = ROUGH * (1.0 + bound + b.iter().fold(0.0, |a: f64, v| a.max(v.abs())));
         let [x0, y0] = [b[0], b[1]].map(|v| widened(v, m, -1.0));
         let [x1, y1] = [b[2], b[3]].map(|v| widened(v, m, 1.0));
-        let lim2 = widened(self.lim2 * (1.0 + ROUGH), ROUGH, 1.0);
-        move |x: f32x4, y: f32x4| {
-            let outside = x.cmp_lt(x0) | x.cmp_gt(x1) | y.cmp_lt(y0) | y.cmp_gt(y1);
-            (outside | (x * x + y * y).cmp_gt(lim2)).move_mask() ^ 0b1111
+        Rough {
+            a: 1.0,
+            hi: widened(self.lim2 * (1.0 + ROUGH), ROUGH, 1.0),
+            x0,
+            x1,
+            y0,
+            y1,
+            ..Rough::ALL
         }
     }
 
@@ -222,8 +219,8 @@ impl Band for BoxNear {
 }
 
 /// `v` widened by `m` below (`-1`) or above (`1`), in single precision.
-fn widened(v: f64, m: f64, side: f64) -> f32x4 {
-    f32x4::splat((v + side * m) as f32)
+fn widened(v: f64, m: f64, side: f64) -> f32 {
+    (v + side * m) as f32
 }
 
 /// The free distance along an arc of curvature `kappa` (body frame, positive left) for
@@ -694,8 +691,7 @@ mod tests {
         ) {
             let nudge = |v: f64| v * (1.0 + ulps as f64 * f64::EPSILON);
             fn kept(band: &impl Band, x: f64, y: f64) -> bool {
-                let rough = band.rough(x.abs().max(y.abs()));
-                rough(f32x4::splat(x as f32), f32x4::splat(y as f32)) & 1 != 0
+                band.rough(x.abs().max(y.abs())).keeps(x as f32, y as f32)
             }
             // An arc: a point on a circle of radius r ± w about (0, cy), within about
             // 100 m of the reference point (where the arc leaves it).
