@@ -3,6 +3,7 @@
 //! rule. It changes a command only when the command breaks a rule, never increases the
 //! speed and never reverses it.
 
+mod rough;
 pub mod sweep;
 
 use crate::chain::envelope::{ClassLimits, EnvelopeConfig, Grip, GroundClass, StopRule};
@@ -130,9 +131,10 @@ pub struct ShieldScratch {
     in_step: bool,
     /// Whether `returns` holds the points of this step's scan.
     returns_fresh: bool,
-    /// The free distance of this step's returns that does not depend on the command's
-    /// curvature (along the reference arc and the reference path), forwards and in reverse.
-    fixed: [Option<f64>; 2],
+    /// What of this step's free distance does not depend on the command, forwards and in
+    /// reverse: the distance along the reference arc, and the last distance along the
+    /// reference path with the bound it was measured to ([`Bounded`]).
+    fixed: [Option<(f64, Bounded)>; 2],
 }
 
 impl ShieldScratch {
@@ -144,6 +146,34 @@ impl ShieldScratch {
         self.in_step = true;
         self.returns_fresh = false;
         self.fixed = [None; 2];
+    }
+}
+
+/// A distance measured below a bound: `value` is the least of `bound` and the true
+/// distance, so it is the true distance where it is below the bound, and otherwise
+/// tells only that the true distance is not below it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bounded {
+    bound: f64,
+    value: f64,
+}
+
+impl Bounded {
+    /// Nothing measured yet (a NaN bound answers nothing).
+    const NONE: Bounded = Bounded {
+        bound: f64::NAN,
+        value: f64::NAN,
+    };
+
+    /// The least of `need` and the true distance, where this measure tells it.
+    fn within(self, need: f64) -> Option<f64> {
+        if self.value < self.bound {
+            Some(self.value.min(need))
+        } else if need <= self.bound {
+            Some(need)
+        } else {
+            None
+        }
     }
 }
 
@@ -481,15 +511,27 @@ impl Shield {
             ..
         } = scratch;
         let d = self.free_distance_arc(returns, kappa, reverse, input, 0.0);
-        let fixed = match fixed[reverse as usize] {
-            Some(f) => f,
-            None => {
-                let f = self.free_distance_fixed(returns, reverse, input, window, 0.0);
-                fixed[reverse as usize] = Some(f);
-                f
-            }
+        let (arc, path) = fixed[reverse as usize].get_or_insert_with(|| {
+            let arc = self.free_distance_arc(
+                returns,
+                input.reference_curvature_per_m,
+                reverse,
+                input,
+                0.0,
+            );
+            (arc, Bounded::NONE)
+        });
+        // The least of the three distances; the path's is needed only below the other two.
+        let need = d.min(*arc);
+        if let Some(v) = path.within(need) {
+            return v;
+        }
+        let v = self.free_distance_path(returns, reverse, input, window, 0.0, need);
+        *path = Bounded {
+            bound: need,
+            value: v,
         };
-        d.min(fixed)
+        v
     }
 
     /// The free distance over points of the body frame (returns, or the centre lines of
@@ -504,7 +546,9 @@ impl Shield {
         widen: f64,
     ) -> f64 {
         let d = self.free_distance_arc(points, kappa, reverse, input, widen);
-        d.min(self.free_distance_fixed(points, reverse, input, window, widen))
+        let kappa_ref = input.reference_curvature_per_m;
+        let need = d.min(self.free_distance_arc(points, kappa_ref, reverse, input, widen));
+        self.free_distance_path(points, reverse, input, window, widen, need)
     }
 
     /// The free distance along the arc of curvature `kappa` in the swept corridor of the
@@ -523,23 +567,23 @@ impl Shield {
         sweep::free_distance_arc(points, kappa, w, reverse, fp, reach)
     }
 
-    /// The part of the free distance that does not depend on the command's curvature: the
-    /// smaller of the distances along the reference arc and along the reference path.
-    fn free_distance_fixed(
+    /// The free distance along the reference path where it is below `bound_m`, else
+    /// `bound_m` (the least of the other distances: stations beyond it cannot lower the
+    /// result, so the path's window stops there).
+    fn free_distance_path(
         &self,
         points: &Points,
         reverse: bool,
         input: &ShieldInput,
         window: &mut PathWindow,
         widen: f64,
+        bound_m: f64,
     ) -> f64 {
-        let kappa = input.reference_curvature_per_m;
-        let d = self.free_distance_arc(points, kappa, reverse, input, widen);
         let Some((path, part, station)) = input.reference else {
-            return d;
+            return bound_m;
         };
         if points.is_empty() {
-            return d;
+            return bound_m;
         }
         let w = self.half_width(input.speed_mps) + widen;
         let fp = self.footprint(if reverse { -1.0 } else { 1.0 });
@@ -550,10 +594,12 @@ impl Shield {
         } else {
             pose
         };
-        // Only stations before the best distance found on the arc can lower it.
-        let window_m = d + fp.ahead_m;
+        // Only stations before the bound can lower it.
+        let window_m = bound_m + fp.ahead_m;
         window.prepare(path, part, station, pose, fp.behind_m, window_m, w);
-        d.min(sweep::free_distance_path(points, reverse, window, w, fp, d))
+        bound_m.min(sweep::free_distance_path(
+            points, reverse, window, w, fp, bound_m,
+        ))
     }
 
     /// The moving-object rule's cap and its free distance (after the response distance),
