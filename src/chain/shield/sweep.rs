@@ -21,7 +21,7 @@
 //! A return beside the body (its station between −behind_m and ahead_m) gives a free
 //! distance of 0: the band already touches it. Returns behind the body are ignored.
 
-use super::rough::{Rough, WORD};
+use super::rough::{Kind, Rough, WORD};
 use crate::chain::path::{Path, RUN};
 use crate::chain::scan::Points;
 use geo::Coord;
@@ -145,7 +145,7 @@ impl Band for Straight {
             x1,
             y0: -w,
             y1: w,
-            ..Rough::ALL
+            ..Rough::all(Kind::Strip)
         }
     }
 
@@ -176,7 +176,7 @@ impl Band for Annulus {
             c: -self.cy.signum() as f32,
             lo: widened(qlo, m, -1.0),
             hi: widened(qhi, m, 1.0),
-            ..Rough::ALL
+            ..Rough::all(Kind::Quad)
         }
     }
 
@@ -201,13 +201,12 @@ impl Band for BoxNear {
         let [x0, y0] = [b[0], b[1]].map(|v| widened(v, m, -1.0));
         let [x1, y1] = [b[2], b[3]].map(|v| widened(v, m, 1.0));
         Rough {
-            a: 1.0,
             hi: widened(self.lim2 * (1.0 + ROUGH), ROUGH, 1.0),
             x0,
             x1,
             y0,
             y1,
-            ..Rough::ALL
+            ..Rough::all(Kind::BoxNear)
         }
     }
 
