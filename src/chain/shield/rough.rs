@@ -71,11 +71,13 @@ impl Rough {
     pub fn keeps(&self, x: f32, y: f32) -> bool {
         let r2 = x * x + y * y;
         let q = self.a * r2 + self.c * y;
+        // Each test keeps a lane unless a comparison holds (a NaN is kept).
         let in_box = !(x < self.x0 || x > self.x1 || y < self.y0 || y > self.y1);
+        let far = r2 > self.hi;
         match self.kind {
             Kind::Quad => !(q < self.lo || q > self.hi),
             Kind::Strip => in_box,
-            Kind::BoxNear => in_box && !(r2 > self.hi),
+            Kind::BoxNear => in_box && !far,
         }
     }
 
