@@ -342,7 +342,9 @@ impl PathWindow {
             let (dx, dy) = (p.x - px, p.y - py);
             [c * dx + s * dy, -s * dx + c * dy]
         };
-        let here_seg = path.segment_at(part, station_m);
+        // Galloped from the last window's start: the vehicle moves little in a step (the
+        // same segment as a bisection finds, from any start).
+        let here_seg = path.segment_near(part, station_m, self.first);
         let here = to_body(path.point_on(here_seg, station_m));
         self.offset_m = here[0].hypot(here[1]);
         self.first = path.segment_near(part, station_m - behind_m, here_seg);
