@@ -335,9 +335,10 @@ mod avx2 {
 pub const PAD: usize = 64;
 
 /// Points of the body frame in two plain arrays, x and y, so that the shield's band
-/// tests read them four at a time, with a copy in single precision for the tests' cheap
-/// first pass (four lanes in one register on the baseline x86-64 target) and a bound of
-/// their coordinates for its margin. Reused from step to step: the arrays keep their
+/// tests read them several at a time, with a copy in single precision for the tests'
+/// cheap first pass (eight lanes a register with AVX2, four on the baseline x86-64
+/// target; padded to whole words of that pass) and a bound of their coordinates for its
+/// margin. Reused from step to step: the arrays keep their
 /// length (the first `len` entries are the points), so that refilling them writes in
 /// place.
 #[derive(Clone, Default)]

@@ -1,13 +1,15 @@
 //! The cheap first pass of the shield's band tests as one bit per point: whether the
 //! point may lie in the band, from its single-precision copy, 64 points to a word.
 //!
-//! Every band is put in one form, a box and a quadratic band: a point is kept unless
-//! `q < lo`, `q > hi`, `x < x0`, `x > x1`, `y < y0` or `y > y1`, where
-//! `q = a (x² + y²) + c y`. A comparison with a NaN holds for none of these, so a NaN
-//! point is kept and the exact test decides. The pass runs eight lanes at a time where
-//! the processor has AVX2 (found at run time) and four lanes (SSE2, the baseline x86-64
-//! target) elsewhere. Both make the same single-precision operations in the same order
-//! (no fused multiply-add), so they keep the same points, to the bit.
+//! A band is one of three kinds ([`Kind`]), each a few of these tests: a point is kept
+//! unless `q < lo` or `q > hi`, where `q = a (x² + y²) + c y` (an arc), unless it lies
+//! outside the box `[x0, x1] × [y0, y1]` (a straight band), or unless it lies outside
+//! the box or `x² + y² > hi` (the path's box near the vehicle). A comparison with a NaN
+//! holds for none of these, so a NaN point is kept and the exact test decides. The pass
+//! runs eight lanes at a time where the processor has AVX2 (found at run time) and four
+//! lanes (SSE2, the baseline x86-64 target) elsewhere. Both make the same
+//! single-precision operations in the same order (no fused multiply-add), so they keep
+//! the same points, to the bit.
 
 use wide::{CmpGt, CmpLt, f32x4};
 
@@ -33,7 +35,7 @@ pub struct Rough {
     pub kind: Kind,
     /// The weight of x² + y² in q.
     pub a: f32,
-    /// The weight of y in q: 1 or −1.
+    /// The weight of y in q: 1 or −1 for [`Kind::Quad`] (unused by the other kinds).
     pub c: f32,
     /// The bounds of q (`hi` bounds x² + y² for [`Kind::BoxNear`]).
     pub lo: f32,
