@@ -214,3 +214,77 @@ proptest! {
             "shield {} plain {}", out.obstacle_distance_m, plain - response);
     }
 }
+
+/// Points at near-tied angles about the centre of an arc of curvature `kappa` (body
+/// frame, travel along +x where `sx` is 1, along −x where −1): for each `(θ, ρ/r)` the
+/// point at that angle from the reference point and that distance from the centre.
+fn at_angles(kappa: f64, sx: f64, angles: &[(f64, f64)]) -> Points {
+    let r = 1.0 / kappa.abs();
+    let sy = kappa.signum();
+    angles
+        .iter()
+        .map(|&(th, rho)| {
+            let rho = rho * r;
+            (sx * rho * th.sin(), sy * (r - rho * th.cos()))
+        })
+        .collect()
+}
+
+/// Angles of a tie: a base angle and offsets from exactly equal to a few ulps and either
+/// side of the pseudo-angle's margin.
+fn tied_angles() -> impl Strategy<Value = Vec<(f64, f64)>> {
+    let offsets = prop_oneof![
+        Just(0.0),
+        Just(1e-16),
+        Just(1e-15),
+        Just(5e-10),
+        Just(1e-9),
+        Just(2e-9),
+        Just(-2e-9),
+        Just(1e-3),
+        -0.5f64..0.5,
+    ];
+    (
+        -0.4f64..3.3,
+        prop::collection::vec((offsets, 0.9f64..1.1), 1..24),
+    )
+        .prop_map(|(base, offs)| {
+            offs.into_iter()
+                .map(|(d, rho)| (base + d, rho))
+                .collect::<Vec<_>>()
+        })
+        .prop_shuffle()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases() / 4))]
+
+    /// The arc's free distance equals the plain rule's where returns tie or nearly tie in
+    /// angle about the centre (the fast form measures with `atan2` only the least
+    /// pseudo-angle and those within its margin), in any order, forwards and in reverse,
+    /// on arcs turning either way, with few points (the exact test alone) and many.
+    #[test]
+    fn tied_angles_give_the_plain_rules_distance(
+        angles in tied_angles(),
+        kappa in prop_oneof![0.01f64..0.5, -0.5f64..-0.01],
+        w in 0.3f64..3.0,
+        reverse in any::<bool>(),
+        copies in prop_oneof![Just(1usize), Just(3usize)],
+    ) {
+        let fp = if reverse {
+            Footprint { ahead_m: 0.49, behind_m: 2.56 }
+        } else {
+            Footprint { ahead_m: 2.56, behind_m: 0.49 }
+        };
+        let sx = if reverse { -1.0 } else { 1.0 };
+        // Three copies make more points than the exact test alone takes.
+        let angles: Vec<(f64, f64)> = (0..copies).flat_map(|_| angles.iter().copied()).collect();
+        let points = at_angles(kappa, sx, &angles);
+        let reach = 40.0;
+        let fast = sweep::free_distance_arc(&points, kappa, w, reverse, fp, reach);
+        let plain = points.xs().iter().zip(points.ys()).fold(reach, |best, (&x, &y)| {
+            arc_station(sx * x, y, kappa, w, fp, reach).map_or(best, |s| best.min(s))
+        });
+        prop_assert_eq!(fast.to_bits(), plain.to_bits(), "fast {} plain {}", fast, plain);
+    }
+}

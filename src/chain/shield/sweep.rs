@@ -86,26 +86,22 @@ const _: () = assert!(crate::chain::scan::PAD % WORD == 0);
 const FEW: usize = 16;
 
 /// Calls `body(i)` for each point `i` in `band`, in order: the exact test for the few
-/// lanes the cheap first pass keeps.
+/// lanes the cheap first pass keeps (every lane where the points are few). `body` is
+/// called from one place only, so that it is inlined.
 #[inline(always)]
 fn for_each_kept(points: &Points, band: &impl Band, mut body: impl FnMut(usize)) {
     let (xs, ys) = (points.xs(), points.ys());
-    if xs.len() < FEW {
-        for (k, (&x, &y)) in xs.iter().zip(ys).enumerate() {
-            if band.exact(x, y) {
-                body(k);
-            }
-        }
-        return;
-    }
-    let rough = band.rough(points.bound());
+    let rough = (xs.len() >= FEW).then(|| band.rough(points.bound()));
     let (xf, yf) = (points.xf_padded(), points.yf_padded());
     // Eight words (512 points) of the first pass at a time, then their exact tests.
     let mut words = [0u64; 8];
     for start in (0..xs.len()).step_by(words.len() * WORD) {
         let lanes = (xs.len() - start).min(words.len() * WORD);
         let words = &mut words[..lanes.div_ceil(WORD)];
-        rough.words(&xf[start..], &yf[start..], words);
+        match &rough {
+            Some(rough) => rough.words(&xf[start..], &yf[start..], words),
+            None => words.fill(!0),
+        }
         if lanes % WORD != 0 {
             words[lanes / WORD] &= (1 << (lanes % WORD)) - 1;
         }
@@ -268,6 +264,13 @@ pub fn free_distance_arc(
         lo2,
         hi2,
     };
+    let station = |i: usize| arc_station(xs[i] * sx, ys[i] * sy, r, th_min, fp.ahead_m);
+    // A return ahead of the centre (x > 0) lies at θ in [0, π], where no wrap applies
+    // while θ_min > −π/2; the distance grows with θ, so of those only the least θ can
+    // give the least distance. They are ordered by a pseudo-angle ([`Ahead`]) and only
+    // the least, with any within its margin, takes the `atan2`.
+    let mut ahead = Ahead::default();
+    let ordered = th_min > -FRAC_PI_2;
     for_each_kept(points, &band, |i| {
         let (x, y) = (xs[i] * sx, ys[i] * sy);
         // A return at the angle θ about the centre lies within w of the arc's point at
@@ -279,16 +282,88 @@ pub fn free_distance_arc(
         if x * x + y * y > lim * lim || (x < beside_x && half_turn >= best + fp.ahead_m) {
             return;
         }
-        let mut th = (y - r).atan2(x) + FRAC_PI_2;
-        if th < th_min {
-            th += TAU;
-        } else if th >= th_min + TAU {
-            th -= TAU;
+        let measure = match ordered.then(|| pseudo_angle(x, r - y)).flatten() {
+            Some(p) => ahead.offer(p, i),
+            None => Some(i),
+        };
+        if let Some(j) = measure {
+            best = best.min(station(j));
         }
-        let s = r * th;
-        best = best.min((s - fp.ahead_m).max(0.0));
     });
+    if let Some((_, j)) = ahead.least {
+        best = best.min(station(j));
+    }
     best
+}
+
+/// The distance along the arc of radius `r` (centre `(0, r)`) from the front of the
+/// footprint (`ahead_m` from the reference point) to the return `(x, y)` at its angle
+/// about the centre, the angle taken in [`th_min`, `th_min` + 2π). Kept out of line: the
+/// band's loop calls it rarely, and inlined it would push that loop out of line.
+#[inline(never)]
+fn arc_station(x: f64, y: f64, r: f64, th_min: f64, ahead_m: f64) -> f64 {
+    let mut th = (y - r).atan2(x) + FRAC_PI_2;
+    if th < th_min {
+        th += TAU;
+    } else if th >= th_min + TAU {
+        th -= TAU;
+    }
+    (r * th - ahead_m).max(0.0)
+}
+
+/// The margin of [`pseudo_angle`]'s order: two pseudo-angles further apart than this
+/// order their angles as they are ordered, far beyond the rounding of either (a few
+/// parts in 10¹⁶ of the pseudo-angle, an ulp of `atan2`).
+const PSEUDO_MARGIN: f64 = 1e-9;
+
+/// The angle of the vector `(a, b)` from +b towards +a, for `a > 0` (an angle in (0, π)),
+/// as a pseudo-angle in [0, 2] that grows with it: `a / (a + b)` up to a quarter turn,
+/// then `1 + (−b) / (a − b)`. Its slope is at most 1 (1/(sin θ + cos θ)² in each
+/// quarter), so pseudo-angles more than [`PSEUDO_MARGIN`] apart are angles at least as
+/// far apart. `None` where `a` is not positive or either is not finite (or too large to
+/// sum).
+fn pseudo_angle(a: f64, b: f64) -> Option<f64> {
+    const LARGE: f64 = 1e300;
+    if !(a > 0.0 && a < LARGE && b.abs() < LARGE) {
+        return None;
+    }
+    Some(if b >= 0.0 {
+        a / (a + b)
+    } else {
+        1.0 + -b / (a - b)
+    })
+}
+
+/// The returns ahead of the centre not yet measured: the one of least pseudo-angle
+/// (which may give the least distance), the others beaten by more than the margin left
+/// out.
+#[derive(Default)]
+struct Ahead {
+    least: Option<(f64, usize)>,
+}
+
+impl Ahead {
+    /// Offers return `i` of pseudo-angle `p`; gives the return to measure now, if any
+    /// (one within the margin of the least: both may give the least distance).
+    #[inline(always)]
+    fn offer(&mut self, p: f64, i: usize) -> Option<usize> {
+        let Some((q, j)) = self.least else {
+            self.least = Some((p, i));
+            return None;
+        };
+        if p < q - PSEUDO_MARGIN {
+            // The one kept so far lies at a greater angle: it cannot be the least.
+            self.least = Some((p, i));
+            None
+        } else if p > q + PSEUDO_MARGIN {
+            None
+        } else if p < q {
+            self.least = Some((p, i));
+            Some(j)
+        } else {
+            Some(i)
+        }
+    }
 }
 
 /// The reference path near the vehicle in the body frame, prepared once per step for
@@ -518,6 +593,49 @@ mod tests {
 
     fn w(v: f64) -> f64 {
         half_width(v, 0.8, 0.3, 0.32, 0.075, 0.1)
+    }
+
+    proptest::proptest! {
+        /// Pseudo-angles further apart than the margin order their angles (as the arc's
+        /// `atan2` measures them) the same way, and they lie in [0, 2].
+        #[test]
+        fn pseudo_angles_order_as_atan2(
+            t1 in 1e-9f64..PI - 1e-4,
+            d in prop_oneof![-1e-8f64..1e-8, -0.1f64..0.1],
+            (r1, r2) in (1e-3f64..1e4, 1e-3f64..1e4),
+        ) {
+            let t2 = (t1 + d).clamp(1e-9, PI - 1e-4);
+            let (a1, b1) = (r1 * t1.sin(), r1 * t1.cos());
+            let (a2, b2) = (r2 * t2.sin(), r2 * t2.cos());
+            let (p1, p2) = (pseudo_angle(a1, b1).unwrap(), pseudo_angle(a2, b2).unwrap());
+            proptest::prop_assert!((0.0..=2.0).contains(&p1) && (0.0..=2.0).contains(&p2));
+            let (th1, th2) = ((-b1).atan2(a1), (-b2).atan2(a2));
+            if p1 < p2 - PSEUDO_MARGIN {
+                proptest::prop_assert!(th1 < th2, "{p1} {p2} {th1} {th2}");
+            }
+            if p2 < p1 - PSEUDO_MARGIN {
+                proptest::prop_assert!(th2 < th1, "{p1} {p2} {th1} {th2}");
+            }
+        }
+    }
+
+    #[test]
+    fn pseudo_angle_refuses_what_it_cannot_order() {
+        for (a, b) in [
+            (0.0, 1.0),
+            (-0.0, 1.0),
+            (-1.0, 0.5),
+            (f64::NAN, 1.0),
+            (1.0, f64::NAN),
+            (f64::INFINITY, 1.0),
+            (1.0, f64::NEG_INFINITY),
+            (1e301, 1.0),
+        ] {
+            assert_eq!(pseudo_angle(a, b), None, "{a} {b}");
+        }
+        assert_eq!(pseudo_angle(1.0, 1.0), Some(0.5));
+        assert_eq!(pseudo_angle(1.0, -1.0), Some(1.5));
+        assert_eq!(pseudo_angle(1.0, 0.0), Some(1.0));
     }
 
     #[test]
