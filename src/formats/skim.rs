@@ -310,6 +310,30 @@ pub(crate) mod tests {
     }
 
     proptest! {
+        /// A number by JSON's grammar is ASCII, whatever bytes surround or replace its
+        /// characters (the scan reader takes such a number as text without a UTF-8
+        /// check), and it is a number to std's parse.
+        #[test]
+        fn a_json_number_is_ascii(
+            v in prop_oneof![any::<f64>(), -1e6f64..1e6],
+            cut in 0usize..32,
+            byte in any::<u8>(),
+            at in 0usize..32,
+        ) {
+            let mut text = serde_json::to_vec(&v).unwrap();
+            text.truncate(cut.max(1));
+            if at < text.len() {
+                text[at] = byte;
+            } else {
+                text.push(byte);
+            }
+            if json_number(&text) {
+                prop_assert!(text.is_ascii());
+                let s = std::str::from_utf8(&text).unwrap();
+                prop_assert!(s.parse::<f64>().is_ok(), "{}", s);
+            }
+        }
+
         /// What it takes, serde_json takes; what serde_json writes (compact or pretty), it
         /// takes whole unless a string holds what it is unsure of.
         #[test]
