@@ -86,22 +86,26 @@ const _: () = assert!(crate::chain::scan::PAD % WORD == 0);
 const FEW: usize = 16;
 
 /// Calls `body(i)` for each point `i` in `band`, in order: the exact test for the few
-/// lanes the cheap first pass keeps (every lane where the points are few). `body` is
-/// called from one place only, so that it is inlined.
+/// lanes the cheap first pass keeps.
 #[inline(always)]
 fn for_each_kept(points: &Points, band: &impl Band, mut body: impl FnMut(usize)) {
     let (xs, ys) = (points.xs(), points.ys());
-    let rough = (xs.len() >= FEW).then(|| band.rough(points.bound()));
+    if xs.len() < FEW {
+        for (k, (&x, &y)) in xs.iter().zip(ys).enumerate() {
+            if band.exact(x, y) {
+                body(k);
+            }
+        }
+        return;
+    }
+    let rough = band.rough(points.bound());
     let (xf, yf) = (points.xf_padded(), points.yf_padded());
     // Eight words (512 points) of the first pass at a time, then their exact tests.
     let mut words = [0u64; 8];
     for start in (0..xs.len()).step_by(words.len() * WORD) {
         let lanes = (xs.len() - start).min(words.len() * WORD);
         let words = &mut words[..lanes.div_ceil(WORD)];
-        match &rough {
-            Some(rough) => rough.words(&xf[start..], &yf[start..], words),
-            None => words.fill(!0),
-        }
+        rough.words(&xf[start..], &yf[start..], words);
         if lanes % WORD != 0 {
             words[lanes / WORD] &= (1 << (lanes % WORD)) - 1;
         }
@@ -264,13 +268,22 @@ pub fn free_distance_arc(
         lo2,
         hi2,
     };
-    let station = |i: usize| arc_station(xs[i] * sx, ys[i] * sy, r, th_min, fp.ahead_m);
     // A return ahead of the centre (x > 0) lies at θ in [0, π], where no wrap applies
     // while θ_min > −π/2; the distance grows with θ, so of those only the least θ can
-    // give the least distance. They are ordered by a pseudo-angle ([`Ahead`]) and only
-    // the least, with any within its margin, takes the `atan2`.
-    let mut ahead = Ahead::default();
+    // give the least distance. They are ordered by a pseudo-angle ([`pseudo_angle`]),
+    // and only the least, with any within its margin, takes the `atan2`.
     let ordered = th_min > -FRAC_PI_2;
+    let arc = ArcStations {
+        xs,
+        ys,
+        sx,
+        sy,
+        r,
+        th_min,
+        ahead_m: fp.ahead_m,
+    };
+    // The least pseudo-angle so far (+∞: none) and its return.
+    let mut least = (f64::INFINITY, usize::MAX);
     for_each_kept(points, &band, |i| {
         let (x, y) = (xs[i] * sx, ys[i] * sy);
         // A return at the angle θ about the centre lies within w of the arc's point at
@@ -282,18 +295,52 @@ pub fn free_distance_arc(
         if x * x + y * y > lim * lim || (x < beside_x && half_turn >= best + fp.ahead_m) {
             return;
         }
-        let measure = match ordered.then(|| pseudo_angle(x, r - y)).flatten() {
-            Some(p) => ahead.offer(p, i),
-            None => Some(i),
-        };
-        if let Some(j) = measure {
-            best = best.min(station(j));
+        // The common cases inline, the rest out of line (so that this stays small
+        // enough to be inlined into the band's loop).
+        match ordered.then(|| pseudo_angle(x, r - y)).flatten() {
+            Some(p) if p < least.0 - PSEUDO_MARGIN => least = (p, i),
+            Some(p) if p > least.0 + PSEUDO_MARGIN => {}
+            p => arc.rare(p, i, &mut least, &mut best),
         }
     });
-    if let Some((_, j)) = ahead.least {
-        best = best.min(station(j));
+    if least.1 != usize::MAX {
+        best = best.min(arc.station(least.1));
     }
     best
+}
+
+/// What the distance along an arc needs of its returns (`xs`, `ys` in the body frame,
+/// turned by `sx`, `sy` into the frame where travel is +x about the centre `(0, r)`).
+struct ArcStations<'a> {
+    xs: &'a [f64],
+    ys: &'a [f64],
+    sx: f64,
+    sy: f64,
+    r: f64,
+    th_min: f64,
+    ahead_m: f64,
+}
+
+impl ArcStations<'_> {
+    /// The distance along the arc to return `i`.
+    fn station(&self, i: usize) -> f64 {
+        let (x, y) = (self.xs[i] * self.sx, self.ys[i] * self.sy);
+        arc_station(x, y, self.r, self.th_min, self.ahead_m)
+    }
+
+    /// Return `i` where it is not simply ordered: with no pseudo-angle (`p` is `None`)
+    /// it is measured now; within the margin of the least it may be the least too, so
+    /// the greater of the two is measured now and the lesser kept.
+    #[cold]
+    #[inline(never)]
+    fn rare(&self, p: Option<f64>, i: usize, least: &mut (f64, usize), best: &mut f64) {
+        let measure = match p {
+            None => i,
+            Some(p) if p < least.0 => std::mem::replace(least, (p, i)).1,
+            Some(_) => i,
+        };
+        *best = best.min(self.station(measure));
+    }
 }
 
 /// The distance along the arc of radius `r` (centre `(0, r)`) from the front of the
@@ -332,38 +379,6 @@ fn pseudo_angle(a: f64, b: f64) -> Option<f64> {
     } else {
         1.0 + -b / (a - b)
     })
-}
-
-/// The returns ahead of the centre not yet measured: the one of least pseudo-angle
-/// (which may give the least distance), the others beaten by more than the margin left
-/// out.
-#[derive(Default)]
-struct Ahead {
-    least: Option<(f64, usize)>,
-}
-
-impl Ahead {
-    /// Offers return `i` of pseudo-angle `p`; gives the return to measure now, if any
-    /// (one within the margin of the least: both may give the least distance).
-    #[inline(always)]
-    fn offer(&mut self, p: f64, i: usize) -> Option<usize> {
-        let Some((q, j)) = self.least else {
-            self.least = Some((p, i));
-            return None;
-        };
-        if p < q - PSEUDO_MARGIN {
-            // The one kept so far lies at a greater angle: it cannot be the least.
-            self.least = Some((p, i));
-            None
-        } else if p > q + PSEUDO_MARGIN {
-            None
-        } else if p < q {
-            self.least = Some((p, i));
-            Some(j)
-        } else {
-            Some(i)
-        }
-    }
 }
 
 /// The reference path near the vehicle in the body frame, prepared once per step for
