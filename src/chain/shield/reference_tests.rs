@@ -270,12 +270,11 @@ proptest! {
         w in 0.3f64..3.0,
         reverse in any::<bool>(),
         copies in prop_oneof![Just(1usize), Just(3usize)],
+        // The shipped footprint's reach behind, none, and up to the 10 m a config allows
+        // (long enough that θ_min passes −π/2 and the returns are measured in turn).
+        behind in prop_oneof![Just(0.49), Just(2.56), Just(0.0), 0.0f64..10.0],
     ) {
-        let fp = if reverse {
-            Footprint { ahead_m: 0.49, behind_m: 2.56 }
-        } else {
-            Footprint { ahead_m: 2.56, behind_m: 0.49 }
-        };
+        let fp = Footprint { ahead_m: if reverse { 0.49 } else { 2.56 }, behind_m: behind };
         let sx = if reverse { -1.0 } else { 1.0 };
         // Three copies make more points than the exact test alone takes.
         let angles: Vec<(f64, f64)> = (0..copies).flat_map(|_| angles.iter().copied()).collect();

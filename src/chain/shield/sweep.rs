@@ -224,7 +224,9 @@ fn widened(v: f64, m: f64, side: f64) -> f32 {
 
 /// The free distance along an arc of curvature `kappa` (body frame, positive left) for
 /// the returns `points` (body frame), with the band half width `w`. `reverse` runs the
-/// arc backwards (the points are mirrored in x). At most `reach_m`.
+/// arc backwards (the points are mirrored in x). At most `reach_m`. The footprint reaches
+/// behind the reference point by zero or more (`behind_m` ≥ 0, as the vehicle config's
+/// validation holds): the test of returns beside the body rests on it.
 pub fn free_distance_arc(
     points: &Points,
     kappa: f64,
@@ -269,10 +271,11 @@ pub fn free_distance_arc(
         hi2,
     };
     // A return ahead of the centre (x > 0) lies at θ in [0, π], where no wrap applies
-    // while θ_min > −π/2; the distance grows with θ, so of those only the least θ can
-    // give the least distance. They are ordered by a pseudo-angle ([`pseudo_angle`]),
-    // and only the least, with any within its margin, takes the `atan2`.
-    let ordered = th_min > -FRAC_PI_2;
+    // while −π/2 < θ_min ≤ 0 (a footprint reaching behind the axle, not too far); the
+    // distance grows with θ, so of those only the least θ can give the least distance.
+    // They are ordered by a pseudo-angle ([`pseudo_angle`]), and only the least, with
+    // any within its margin, takes the `atan2`.
+    let ordered = th_min > -FRAC_PI_2 && th_min <= 0.0;
     let arc = ArcStations {
         xs,
         ys,
