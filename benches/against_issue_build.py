@@ -47,6 +47,8 @@ def build_old() -> Path:
     src = OLD / "src"
     if not src.exists():
         OLD.mkdir(parents=True, exist_ok=True)
+        # A worktree whose folder went with `cargo clean` is still listed until pruned.
+        run(["git", "-C", str(ROOT), "worktree", "prune"])
         run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(src), ISSUE_COMMIT])
     env = dict(os.environ, CARGO_TARGET_DIR=str(OLD / "target"))
     run(["cargo", "build", "--release", "--locked", "--example", "chain_costs"], cwd=src, env=env)
