@@ -585,9 +585,6 @@ mod tests {
         }
     }
 
-    /// Cells are counted from the origin's and clamped far from it: two places within the
-    /// gate are in the same or neighbouring cells wherever they are, and a key sorts as
-    /// its (column, row).
     /// A length about `bound`: far either side, or within a few ulps of it.
     fn near_or_far() -> impl Strategy<Value = (f64, f64, f64)> {
         let size = prop_oneof![
@@ -624,6 +621,9 @@ mod tests {
         }
     }
 
+    /// Cells are counted from the origin's and clamped far from it: two places within the
+    /// gate are in the same or neighbouring cells wherever they are, and a key sorts as
+    /// its (column, row).
     #[test]
     fn far_places_stay_neighbours_in_the_grid() {
         for (x, origin) in [(0.3, 0), (-0.2, 0), (40_000.5, 0), (-1e12, 5), (1e300, -7)] {

@@ -588,8 +588,7 @@ const EIGHT_NULLS: [u64; 5] = {
 };
 
 /// How many times `null,` repeats at the start of `s`: eight at a time (forty bytes
-/// compared as five words, about a third of the instructions of five-byte compares on a
-/// scan of 360 beams), then one at a time.
+/// compared as five words), then one at a time.
 fn null_run(s: &[u8]) -> usize {
     let word = |c: &[u8], k: usize| {
         let bytes: [u8; 8] = c[8 * k..8 * k + 8].try_into().expect("eight bytes");
