@@ -125,43 +125,27 @@ impl ScanGeometry {
     }
 
     /// The returns of a scan with their beam index, as points of the body frame, handed
-    /// to `f` in beam order; beams with no return inside the reach are left out. The
-    /// beams are taken four at a time, one compare against the reach giving the mask of
-    /// those that return, and sixteen at a time where none does (most beams of an open
-    /// field return nothing, and the tracker walks the scan every control step).
+    /// to `f` in beam order; beams with no return inside the reach are left out. A group
+    /// of sixteen beams where none returns is passed over in one test (most beams of an
+    /// open field return nothing, and the tracker walks the scan every control step).
     pub fn for_each_indexed_point(&self, scan: &Scan, mut f: impl FnMut(usize, f64, f64)) {
         let n = scan.ranges.len().min(self.cos.len());
         let (r, c, s) = (&scan.ranges[..n], &self.cos[..n], &self.sin[..n]);
         let (mx, my) = self.mount;
-        let reach = f64x4::splat(self.reach_m);
-        let mut emit = |mut mask: u32, base: usize| {
-            while mask != 0 {
-                let i = base + mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                f(i, mx + r[i] * c[i], my + r[i] * s[i]);
-            }
-        };
-        let whole = n - n % 4;
-        let groups = n - n % 16;
-        // Sixteen beams without a return (most of a sparse scan) are passed over in one
-        // test, by the least of their ranges (a scan holds no NaN range).
-        for (g, group) in r[..groups].chunks_exact(16).enumerate() {
-            let least = (four(&group[..4]).min(four(&group[4..8])))
-                .min(four(&group[8..12]).min(four(&group[12..])));
-            if least.cmp_lt(reach).move_mask() == 0 {
+        let reach = self.reach_m;
+        // Sixteen beams at a time: a group without a return (most of a sparse scan) is
+        // passed over in one test (a fold the compiler runs over several lanes at once).
+        for (g, group) in r.chunks(16).enumerate() {
+            if !group.iter().fold(false, |any, v| any | (*v < reach)) {
                 continue;
             }
-            for (k, block) in group.chunks_exact(4).enumerate() {
-                let mask = four(block).cmp_lt(reach).move_mask() as u32;
-                emit(mask, 16 * g + 4 * k);
+            for (k, v) in group.iter().enumerate() {
+                if *v < reach {
+                    let i = 16 * g + k;
+                    f(i, mx + r[i] * c[i], my + r[i] * s[i]);
+                }
             }
         }
-        for (k, block) in r[groups..whole].chunks_exact(4).enumerate() {
-            let mask = four(block).cmp_lt(reach).move_mask() as u32;
-            emit(mask, groups + 4 * k);
-        }
-        let tail = (whole..n).fold(0, |m, i| m | u32::from(r[i] < self.reach_m) << (i - whole));
-        emit(tail, whole);
     }
 
     /// The returns of a scan as points of the body frame; beams with no return inside the
