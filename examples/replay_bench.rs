@@ -245,7 +245,7 @@ fn replay(cfg: &Config, path: &Path, log: &[u8]) -> (f64, f64, u64) {
         let row = rp.step(r).unwrap();
         if r.scan
             .as_ref()
-            .is_some_and(|s| s.iter().any(|x| x.is_some()))
+            .is_some_and(|s| s.iter().any(|x| x.is_finite()))
         {
             scans_with_returns += 1;
         }

@@ -18,12 +18,22 @@ pub struct Record {
     pub step: u64,
     pub t: f64,
     pub state: VehicleState,
-    /// The scan ranges, null for no return; absent: an empty scan.
-    #[serde(default)]
-    pub scan: Option<Vec<Option<f64>>>,
+    /// The scan ranges, +∞ for a beam with no return (null in a JSON line, an empty cell
+    /// in a CSV); absent: an empty scan. Held as the chain's [`crate::chain::scan::Scan`]
+    /// takes them, so that a replay copies them with no conversion.
+    #[serde(default, deserialize_with = "no_return_as_infinite")]
+    pub scan: Option<Vec<f64>>,
     /// The command row that was sent (only its curvature and speed are read).
     #[serde(default, rename = "row")]
     pub logged: Option<LoggedCommand>,
+}
+
+/// A scan array as serde reads it, its nulls (no return) as +∞.
+fn no_return_as_infinite<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<f64>>, D::Error> {
+    let scan = Option::<Vec<Option<f64>>>::deserialize(d)?;
+    Ok(scan.map(|s| s.into_iter().map(|r| r.unwrap_or(f64::INFINITY)).collect()))
 }
 
 /// The command of a log.
@@ -263,7 +273,7 @@ enum Fill {
 /// every [`SHARE_OF`] lines the fast path takes, the scan values of the first `deferred`
 /// are left pending (see [`read_scans`]).
 fn parse_batch(mut b: Batch, deferred: usize) -> Batch {
-    let mut spare: Vec<Vec<Option<f64>>> = (b.records.drain(..))
+    let mut spare: Vec<Vec<f64>> = (b.records.drain(..))
         .filter_map(|r| r.ok().and_then(|r| r.scan))
         .collect();
     b.pending.clear();
@@ -485,7 +495,7 @@ fn parse_line(line: &[u8], rest: &mut Vec<u8>) -> Result<Record, serde_json::Err
 fn parse_line_rest(
     line: &[u8],
     rest: &mut Vec<u8>,
-    mut scan: Vec<Option<f64>>,
+    mut scan: Vec<f64>,
 ) -> (
     Result<Record, serde_json::Error>,
     Option<std::ops::Range<usize>>,
@@ -606,8 +616,9 @@ fn null_run(s: &[u8]) -> usize {
 }
 
 /// The values of a scan array's inside (`null` or a JSON number, comma-separated, no
-/// spaces); false where it holds anything else, a number out of f64's range included.
-fn scan_values(inside: &[u8], out: &mut Vec<Option<f64>>) -> bool {
+/// spaces), a null as +∞; false where it holds anything else, a number out of f64's
+/// range included.
+fn scan_values(inside: &[u8], out: &mut Vec<f64>) -> bool {
     if inside.is_empty() {
         return true;
     }
@@ -615,17 +626,17 @@ fn scan_values(inside: &[u8], out: &mut Vec<Option<f64>>) -> bool {
     loop {
         // Most beams have no return: a run of `null,` is counted and written at once.
         let run = null_run(&inside[i..]);
-        out.resize(out.len() + run, None);
+        out.resize(out.len() + run, f64::INFINITY);
         i += 5 * run;
         let item = if inside[i..].starts_with(b"null") {
-            out.push(None);
+            out.push(f64::INFINITY);
             i + 4
         } else {
             let end = memchr::memchr(b',', &inside[i..]).map_or(inside.len(), |n| i + n);
             let item = &inside[i..end];
             // std's parse rounds correctly, as serde_json does.
             match number_text(item).map(str::parse::<f64>) {
-                Some(Ok(v)) if v.is_finite() => out.push(Some(v)),
+                Some(Ok(v)) if v.is_finite() => out.push(v),
                 _ => return false,
             }
             end
@@ -735,9 +746,9 @@ impl CsvColumns {
         } else {
             let cell = |&i: &usize| {
                 if rec.get(i).unwrap_or("").trim().is_empty() {
-                    Ok(None)
+                    Ok(f64::INFINITY)
                 } else {
-                    self.num(rec, i).map(Some)
+                    self.num(rec, i)
                 }
             };
             Some(self.scan.iter().map(cell).collect::<Result<_, _>>()?)
@@ -834,7 +845,7 @@ mod tests {
         let spaced = format!(r#"{{{HEAD}, "scan": [ null , 1.5 ,2e1]}}"#);
         for line in [&first, &last, &spaced] {
             let r = parse_line(line.as_bytes(), &mut Vec::new()).unwrap();
-            assert_eq!(r.scan, Some(vec![None, Some(1.5), Some(20.0)]), "{line}");
+            assert_eq!(r.scan, Some(vec![f64::INFINITY, 1.5, 20.0]), "{line}");
             agree(line);
         }
         let empty = format!(r#"{{{HEAD},"scan":[]}}"#);
@@ -880,7 +891,7 @@ mod tests {
         let mut rest = Vec::new();
         assert_eq!(
             parse_line(braced.as_bytes(), &mut rest).unwrap().scan,
-            Some(vec![Some(1.0)])
+            Some(vec![1.0])
         );
         assert!(!rest.is_empty(), "the fast path took the line");
         let twice = format!(r#"{{{HEAD},"scan":[1.0],"scan":[2.0]}}"#);
@@ -934,7 +945,7 @@ mod tests {
         );
         let r = parse_line(good.as_bytes(), &mut Vec::new()).unwrap();
         assert_eq!(r.logged.map(|c| c.speed_mps), Some(2.5));
-        assert_eq!(r.scan, Some(vec![None, Some(3.0)]));
+        assert_eq!(r.scan, Some(vec![f64::INFINITY, 3.0]));
         agree(&good);
         for line in [
             // Bad JSON in an ignored member, a cut-off one, trailing text.
@@ -1042,7 +1053,8 @@ mod tests {
                 format!(r#"{{{HEAD},"scan":{s}}}"#)
             };
             let r = parse_line(line.as_bytes(), &mut Vec::new()).unwrap();
-            prop_assert_eq!(r.scan, Some(scan));
+            let ranges = scan.iter().map(|r| r.unwrap_or(f64::INFINITY)).collect();
+            prop_assert_eq!(r.scan, Some(ranges));
         }
     }
 

@@ -134,9 +134,7 @@ impl Replayer {
         self.prev = Some((rec.t, rec.state.pose, rec.state.speed_mps));
         self.ranges.clear();
         match &rec.scan {
-            Some(s) => self
-                .ranges
-                .extend(s.iter().map(|r| r.unwrap_or(f64::INFINITY))),
+            Some(s) => self.ranges.extend_from_slice(s),
             None => self.ranges.resize(self.beams, f64::INFINITY),
         }
         let scan =

@@ -466,7 +466,8 @@ impl Aligner {
                 gear,
                 grade: 0.0,
             },
-            scan: self.scans.at(t).map(|s| s.1.clone()),
+            scan: (self.scans.at(t))
+                .map(|s| s.1.iter().map(|r| r.unwrap_or(f64::INFINITY)).collect()),
             logged,
         })
     }
@@ -891,7 +892,7 @@ mod tests {
             assert_eq!((l.speed_mps, l.curvature_per_m), (3.0, 0.0));
             // The latest scan, taken at or before the step (every 0.1 s).
             let scan_x = 3.0 * (k / 5 * 5) as f64 * STEP_S;
-            let ahead = r.scan.as_ref().unwrap()[0].unwrap();
+            let ahead = r.scan.as_ref().unwrap()[0];
             assert!((ahead - (20.0 - scan_x)).abs() < 1e-3, "{k}: {ahead}");
         }
     }
