@@ -169,7 +169,10 @@ impl Engine {
         req: acres::jobs::sim::Request,
     ) -> PyResult<Outcome<'py>> {
         let st = py.detach(|| self.session.step(req, None)).map_err(err)?;
-        let row = &st.row;
+        let acres::jobs::sim::ControlStep { row, scan, .. } = st;
+        // The next observation's scan is cast into this one's memory.
+        self.session.recycle(scan);
+        let row = &row;
         let dt = 1.0 / 50.0;
         let refused = matches!(row.verdict, Some(Verdict::Refused { .. }));
         let comfort = (row.speed_mps - self.speed_cmd).abs() / dt

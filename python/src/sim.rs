@@ -254,8 +254,10 @@ impl PySim {
     ) -> PyResult<String> {
         let req = request(curvature, speed, chunk, self.session.control_steps())?;
         let mut line = Vec::new();
-        py.detach(|| self.session.step(req, Some(&mut line)))
+        let done = py
+            .detach(|| self.session.step(req, Some(&mut line)))
             .map_err(err)?;
+        self.session.recycle(done.scan);
         String::from_utf8(line).map_err(err)
     }
 

@@ -98,6 +98,11 @@ impl Plant {
 
     /// The scan of the shield from the mount point.
     pub fn scan(&self) -> Scan {
+        self.scan_into(Vec::new())
+    }
+
+    /// [`Plant::scan`] written into the memory of an earlier scan's ranges.
+    pub fn scan_into(&self, ranges: Vec<f64>) -> Scan {
         let s = &self.vehicle.s;
         let g = &self.geom;
         let (sy, cy) = s.yaw_rad.sin_cos();
@@ -105,7 +110,7 @@ impl Plant {
             x: s.x_m + cy * g.scan_mount_x_m - sy * g.scan_mount_y_m,
             y: s.y_m + sy * g.scan_mount_x_m + cy * g.scan_mount_y_m,
         };
-        self.world.scan(mount, s.yaw_rad, self.beams, self.reach_m)
+        (self.world).scan_into(mount, s.yaw_rad, self.beams, self.reach_m, ranges)
     }
 
     /// The `dbw_report` of this instant.

@@ -535,6 +535,19 @@ impl World {
     /// each side), and a beam's direction is computed once, when first needed: the same
     /// ranges, bit for bit, as casting every beam against every obstacle.
     pub fn scan(&self, o: Coord<f64>, yaw_rad: f64, beams: usize, reach: f64) -> Scan {
+        self.scan_into(o, yaw_rad, beams, reach, Vec::new())
+    }
+
+    /// [`World::scan`] written into `ranges` (emptied first), the memory of an earlier
+    /// scan: a simulation casts one every control step and need not allocate it anew.
+    pub fn scan_into(
+        &self,
+        o: Coord<f64>,
+        yaw_rad: f64,
+        beams: usize,
+        reach: f64,
+        mut ranges: Vec<f64>,
+    ) -> Scan {
         let mut guard = self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
         let cache = &mut *guard;
         if cache.dirs.len() != beams {
@@ -564,7 +577,11 @@ impl World {
             o,
             yaw_rad,
             reach,
-            ranges: vec![f64::INFINITY; beams],
+            ranges: {
+                ranges.clear();
+                ranges.resize(beams, f64::INFINITY);
+                ranges
+            },
             dirs: &mut cache.dirs,
             generation: cache.generation,
         };
