@@ -135,7 +135,10 @@ impl ScanGeometry {
         let reach = self.reach_m;
         // Sixteen beams at a time: a group without a return (most of a sparse scan) is
         // passed over in one test (a fold the compiler runs over several lanes at once).
-        for (g, group) in r.chunks(16).enumerate() {
+        // Whole groups only, so that the fold has a fixed length to unroll.
+        let groups = r.chunks_exact(16);
+        let rest = n - groups.remainder().len();
+        for (g, group) in groups.enumerate() {
             if !group.iter().fold(false, |any, v| any | (*v < reach)) {
                 continue;
             }
@@ -144,6 +147,11 @@ impl ScanGeometry {
                     let i = 16 * g + k;
                     f(i, mx + r[i] * c[i], my + r[i] * s[i]);
                 }
+            }
+        }
+        for i in rest..n {
+            if r[i] < reach {
+                f(i, mx + r[i] * c[i], my + r[i] * s[i]);
             }
         }
     }

@@ -190,9 +190,10 @@ pub struct Contact {
 }
 
 impl Contact {
-    /// The contact the plant's footprint makes now, if any.
-    pub fn of(plant: &Plant) -> Option<Contact> {
-        let touch = plant.touch()?;
+    /// The contact the plant's footprint (`footprint`, as [`Plant::footprint`] gives it)
+    /// makes now, if any.
+    pub fn of(plant: &Plant, footprint: &geo::Polygon<f64>) -> Option<Contact> {
+        let touch = plant.world.touch(footprint)?;
         let ego = plant.speed_mps();
         let (kind, index, name, actor_speed) = match touch {
             Touch::Obstacle(i) => ("obstacle".to_string(), i, String::new(), 0.0),
@@ -587,10 +588,12 @@ impl Tally {
                 }
             }
         }
-        if let Some(g) = plant.world.actor_gap(&plant.footprint()) {
+        // One footprint for the actors' gap and the contact test.
+        let footprint = plant.footprint();
+        if let Some(g) = plant.world.actor_gap(&footprint) {
             self.closest_actor = Some(self.closest_actor.map_or(g, |c| c.min(g)));
         }
-        if let Some(c) = Contact::of(plant) {
+        if let Some(c) = Contact::of(plant, &footprint) {
             self.collided = true;
             self.contacts.push(c);
         }
