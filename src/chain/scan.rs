@@ -9,7 +9,7 @@ use wide::{CmpLt, f64x4};
 /// An error of a scan: a value that is not a range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ScanError {
-    #[error("scan beam {beam}: {value} is not a range (NaN or negative)")]
+    #[error("scan beam {beam}: {value:?} is not a range (NaN or negative)")]
     BadRange { beam: usize, value: f64 },
     #[error("the scan has {got} beams, the shield expects {want} (corridor.beams)")]
     BeamCount { got: usize, want: usize },
@@ -622,7 +622,12 @@ mod tests {
             e.to_string(),
             "scan beam 1: NaN is not a range (NaN or negative)"
         );
-        assert!(Scan::new(vec![-1.0]).is_err());
+        // A tiny value keeps its short form: the message stays one line to read.
+        let e = Scan::new(vec![-1e-300]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "scan beam 0: -1e-300 is not a range (NaN or negative)"
+        );
         assert!(Scan::empty(3).set(2, -0.5).is_err());
         let g = ScanGeometry::new(360, (0.0, 0.0), 40.0);
         assert!(g.check(&Scan::empty(180)).is_err());

@@ -192,7 +192,7 @@ impl Check<'_> {
             return Err(self.fail(key, format!("{v} is not a finite number")));
         }
         if v < lo || v > hi {
-            return Err(self.fail(key, format!("{v} is outside [{lo}, {hi}]")));
+            return Err(self.fail(key, format!("{v:?} is outside [{lo:?}, {hi:?}]")));
         }
         Ok(())
     }
@@ -200,7 +200,7 @@ impl Check<'_> {
     /// `0 < v ≤ hi`, and finite.
     fn positive(&self, key: &str, v: f64, hi: f64) -> Result<(), ConfigError> {
         self.range(key, v, f64::MIN_POSITIVE, hi)
-            .map_err(|_| self.fail(key, format!("{v} must be positive and at most {hi}")))
+            .map_err(|_| self.fail(key, format!("{v:?} must be positive and at most {hi:?}")))
     }
 
     /// `a ≤ b` for two keys of the file.
@@ -208,7 +208,9 @@ impl Check<'_> {
         if a > b {
             return Err(self.fail(
                 key_a,
-                format!("{a} is above `{key_b}` ({b}); the minimum must not exceed the maximum"),
+                format!(
+                    "{a:?} is above `{key_b}` ({b:?}); the minimum must not exceed the maximum"
+                ),
             ));
         }
         Ok(())

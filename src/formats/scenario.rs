@@ -125,7 +125,7 @@ impl Scenario {
         }
         if !(0.0..=MAX_START_SPEED_MPS).contains(&st.speed_mps) {
             return Err(err(format!(
-                "key `start.speed_mps`: {} is outside [0, {MAX_START_SPEED_MPS}] m/s (the \
+                "key `start.speed_mps`: {:?} is outside [0, {MAX_START_SPEED_MPS}] m/s (the \
                  vehicle bridge's reset range)",
                 st.speed_mps
             )));

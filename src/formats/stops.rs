@@ -179,11 +179,14 @@ fn magnitudes(m: &Measurement) -> Result<(), (usize, String)> {
     ];
     for (k, v) in values {
         if let Some(v) = v.filter(|v| *v < 0.0) {
-            return Err((k, format!("{v} is negative; a magnitude ≥ 0 is expected")));
+            return Err((k, format!("{v:?} is negative; a magnitude ≥ 0 is expected")));
         }
     }
     if let Some(a) = m.decel_mps2.filter(|a| *a <= 0.0) {
-        return Err((6, format!("{a} m/s² is not a deceleration (> 0 expected)")));
+        return Err((
+            6,
+            format!("{a:?} m/s² is not a deceleration (> 0 expected)"),
+        ));
     }
     Ok(())
 }

@@ -56,7 +56,7 @@ pub fn stop_distance(
 ) -> Result<Vec<u8>, PlotError> {
     if !(opts.max_speed_mps.is_finite() && opts.max_speed_mps > 0.0) {
         return Err(PlotError::Input(format!(
-            "the largest speed must be positive and finite, not {}",
+            "the largest speed must be positive and finite, not {:?}",
             opts.max_speed_mps
         )));
     }

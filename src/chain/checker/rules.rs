@@ -575,7 +575,7 @@ fn malformed(chunk: &Chunk, route: &Path) -> Rule {
         return Err(CheckResult::malformed(
             0,
             format!(
-                "station_step_m {step} is outside [{}, {}] m",
+                "station_step_m {step:?} is outside [{}, {}] m",
                 STEP_RANGE_M.0, STEP_RANGE_M.1
             ),
         ));
