@@ -9,6 +9,11 @@
 //!   its index and the start check), per post;
 //! - `targets`: the targets of the first two.
 //!
+//! `scan_bench scaling` prints instead one JSON line per scene: physics steps per
+//! CPU-second (the median of 3 runs) with 100 to 100,000 posts, either all in the band
+//! above (the posts in reach grow with their number) or spread over a band widened in
+//! proportion (about as many in reach as with 1,000; the rest only in the index).
+//!
 //! `scan_bench dense-once` runs the dense scene once and prints the simulated seconds,
 //! for a profiler: `valgrind --tool=callgrind target/release/examples/scan_bench
 //! dense-once` gives the instruction counts of docs/performance.md. `scan_bench
@@ -25,6 +30,12 @@ use common::{cpu_s, median};
 
 /// The opening scenario with `n` posts beside the lane (a fixed pseudo-random pattern).
 fn with_posts(n: usize) -> Scenario {
+    spread_posts(n, 1.0)
+}
+
+/// The opening scenario with `n` posts 5 m to 5 + 35·`widen` m either side of the lane,
+/// x from −20 to 80 m (the posts of `with_posts` for `widen` 1).
+fn spread_posts(n: usize, widen: f64) -> Scenario {
     let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
@@ -37,7 +48,7 @@ fn with_posts(n: usize) -> Scenario {
     for _ in 0..n {
         let x = -20.0 + 100.0 * next();
         let side = if next() < 0.5 { -1.0 } else { 1.0 };
-        let y = side * (5.0 + 35.0 * next());
+        let y = side * (5.0 + 35.0 * widen * next());
         obstacles.push(serde_json::json!({"circle": {"x_m": x, "y_m": y, "radius_m": 0.2}}));
     }
     Scenario::from_json_str("posts", &v.to_string()).unwrap()
@@ -45,7 +56,12 @@ fn with_posts(n: usize) -> Scenario {
 
 /// Physics steps per CPU-second of a scenario (the median of 5 runs of `runs` each).
 fn rate(cfg: &Config, s: &Scenario, runs: usize) -> f64 {
-    let rates = (0..5)
+    rate_of(cfg, s, runs, 5)
+}
+
+/// Physics steps per CPU-second of a scenario (the median of `rounds` runs of `runs` each).
+fn rate_of(cfg: &Config, s: &Scenario, runs: usize, rounds: usize) -> f64 {
+    let rates = (0..rounds)
         .map(|_| {
             let c = cpu_s();
             let mut sim_s = 0.0;
@@ -65,6 +81,10 @@ fn main() {
         let s = with_posts(1000);
         let run = sim::run(&cfg, &s, s.route().unwrap(), None).unwrap();
         println!("{{\"dense_simulated_s\": {}}}", run.time_s);
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("scaling") {
+        scaling(&cfg);
         return;
     }
     let opening = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
@@ -104,4 +124,48 @@ fn main() {
         "{{\"opening_steps_per_cpu_s\": {open:.0}, \"dense_steps_per_cpu_s\": {dense:.0}, \"setup_us_per_obstacle\": {:.2}, \"targets\": {{\"opening_steps_per_cpu_s\": 1000000, \"dense_steps_per_cpu_s\": 300000}}}}",
         median(setup)
     );
+}
+
+/// The scaling with the posts: in one band (all of them come within reach) and spread in
+/// proportion (about 1,000 posts' worth in reach, the rest for the index to pass over).
+/// The run's steps, its set-up (the world, its index, the start check) and its summary
+/// (with the gap to the nearest obstacle) are timed apart.
+fn scaling(cfg: &Config) {
+    for (layout, n) in [
+        ("in_band", 100),
+        ("in_band", 1_000),
+        ("in_band", 10_000),
+        ("in_band", 100_000),
+        ("spread", 10_000),
+        ("spread", 100_000),
+    ] {
+        let widen = if layout == "spread" {
+            n as f64 / 1000.0
+        } else {
+            1.0
+        };
+        let s = spread_posts(n, widen);
+        let (mut rates, mut setups, mut summaries) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..3 {
+            let c = cpu_s();
+            let mut session = sim::Session::new(cfg, &s, s.route().unwrap()).unwrap();
+            let ready = cpu_s();
+            while !session.ended() {
+                let done = session.step(sim::Request::Driver, None).unwrap();
+                session.recycle(done.scan);
+            }
+            let end = cpu_s();
+            let summary = session.summary();
+            let steps = summary.time_s * acres::plant::dbw::PHYSICS_HZ as f64;
+            rates.push(steps / (end - ready));
+            setups.push((ready - c) * 1e3);
+            summaries.push((cpu_s() - end) * 1e3);
+        }
+        println!(
+            "{{\"layout\": \"{layout}\", \"posts\": {n}, \"steps_per_cpu_s\": {:.0}, \"setup_ms\": {:.1}, \"summary_ms\": {:.3}}}",
+            median(rates),
+            median(setups),
+            median(summaries)
+        );
+    }
 }

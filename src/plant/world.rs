@@ -10,7 +10,7 @@ use crate::ground::map::Map;
 use crate::plant::actors::{Actor, ActorPose, ActorSpec, EgoView};
 use crate::plant::vehicle::{Ground, GroundState};
 use geo::{Coord, Distance, Euclidean, Intersects, LineString, Polygon};
-use rstar::{AABB, RTree, RTreeObject};
+use rstar::{AABB, Envelope, RTree, RTreeObject};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -251,6 +251,29 @@ fn wrap_pi(a: f64) -> f64 {
     if w > PI { w - TAU } else { w }
 }
 
+/// How far any obstacle may lie beyond its box in the R-tree, m: the largest circle's
+/// radius (a circle lies inside its outline's box but for rounding; a radius is a bound
+/// that needs no argument about it), and 1e-12 of the largest coordinate (some 4,500
+/// times the rounding of a coordinate) for the distances compared with a search's reach.
+fn outline_slack(obstacles: &[Obstacle], tree: &RTree<Indexed>) -> f64 {
+    if obstacles.is_empty() {
+        return 0.0;
+    }
+    let radius = obstacles
+        .iter()
+        .map(|o| match o {
+            Obstacle::Circle { radius_m, .. } => *radius_m,
+            _ => 0.0,
+        })
+        .fold(0.0, f64::max);
+    let e = tree.root().envelope();
+    let (lo, hi) = (e.lower(), e.upper());
+    let far = [lo[0], lo[1], hi[0], hi[1]].iter().fold(0.0f64, |m, v| {
+        if v.is_finite() { m.max(v.abs()) } else { m }
+    });
+    radius + 1e-12 * (1.0 + far)
+}
+
 /// An obstacle's box in the R-tree, with its index.
 #[derive(Debug, Clone)]
 struct Indexed {
@@ -295,6 +318,10 @@ pub struct World {
     obstacles: Vec<Obstacle>,
     polygons: Vec<Polygon<f64>>,
     tree: RTree<Indexed>,
+    /// How far an obstacle may reach beyond its box in the R-tree, m: a circle's radius
+    /// (its box is its outline's, which holds the circle but for rounding), and the
+    /// rounding of the largest coordinate's distances.
+    outline_slack_m: f64,
     actors: Vec<Actor>,
     /// Each actor where it is now (None: vanished): its pose, shape and outline (an
     /// empty outline for a circle, whose tests are exact).
@@ -369,12 +396,15 @@ impl World {
                 }
             })
             .collect();
+        let tree = RTree::bulk_load(items);
+        let outline_slack_m = outline_slack(&obstacles, &tree);
         World {
             ground,
             map: None,
             obstacles,
             polygons,
-            tree: RTree::bulk_load(items),
+            tree,
+            outline_slack_m,
             actors: Vec::new(),
             live: Vec::new(),
             memo: ScanMemo::default(),
@@ -632,12 +662,43 @@ impl World {
             .iter()
             .flatten()
             .map(|l| shape_gap(&l.shape, &l.outline, footprint));
-        self.obstacles
-            .iter()
-            .zip(&self.polygons)
-            .map(|(o, p)| shape_gap(o, p, footprint))
+        self.obstacle_gap(footprint)
+            .into_iter()
             .chain(actors)
             .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The smallest distance from a footprint polygon to a static obstacle (None without
+    /// any), by the R-tree: the obstacles whose boxes meet the footprint's box grown by a
+    /// reach that quadruples from 1 m until the nearest found lies within it (one whose box
+    /// is beyond the reach is farther), or the grown box holds every obstacle.
+    fn obstacle_gap(&self, footprint: &Polygon<f64>) -> Option<f64> {
+        let all = || {
+            let gaps = self.obstacles.iter().zip(&self.polygons);
+            gaps.map(|(o, p)| shape_gap(o, p, footprint))
+                .fold(f64::INFINITY, f64::min)
+        };
+        if self.obstacles.is_empty() {
+            return None;
+        }
+        let r = geo::BoundingRect::bounding_rect(footprint).expect("a footprint has points");
+        let whole = self.tree.root().envelope();
+        let (lo, hi) = (r.min(), r.max());
+        let mut reach = 1.0f64;
+        while reach < 1e300 {
+            let g = reach + self.outline_slack_m;
+            let env = AABB::from_corners([lo.x - g, lo.y - g], [hi.x + g, hi.y + g]);
+            let found = self.tree.locate_in_envelope_intersecting(&env);
+            let best = found
+                .map(|i| shape_gap(&self.obstacles[i.index], &self.polygons[i.index], footprint))
+                .fold(f64::INFINITY, f64::min);
+            if best <= reach || env.contains_envelope(&whole) {
+                return Some(best);
+            }
+            reach *= 4.0;
+        }
+        // A footprint whose box is not finite: every obstacle.
+        Some(all())
     }
 
     /// The smallest distance from a footprint polygon to an actor (None without actors
@@ -981,6 +1042,65 @@ mod tests {
         }
     }
 
+    /// An obstacle moved by (dx, dy).
+    fn shifted(o: Obstacle, dx: f64, dy: f64) -> Obstacle {
+        match o {
+            Obstacle::Circle { x_m, y_m, radius_m } => Obstacle::Circle {
+                x_m: x_m + dx,
+                y_m: y_m + dy,
+                radius_m,
+            },
+            Obstacle::Box {
+                x_m,
+                y_m,
+                half_length_m,
+                half_width_m,
+                yaw_rad,
+            } => Obstacle::Box {
+                x_m: x_m + dx,
+                y_m: y_m + dy,
+                half_length_m,
+                half_width_m,
+                yaw_rad,
+            },
+            Obstacle::Polygon { points } => Obstacle::Polygon {
+                points: points.iter().map(|p| [p[0] + dx, p[1] + dy]).collect(),
+            },
+        }
+    }
+
+    proptest::proptest! {
+        /// The gap found through the R-tree is the least over every obstacle, bit for bit:
+        /// the footprint among the obstacles, touching one, or hundreds of metres away
+        /// (the search's reach then grows several times), near the origin or a UTM
+        /// coordinate's size or a million kilometres from it.
+        #[test]
+        fn the_gap_by_the_index_is_the_least_over_every_obstacle(
+            obstacles in proptest::collection::vec(obstacle(), 0..40),
+            (x, y, yaw) in proptest::prop_oneof![
+                (-45.0f64..45.0, -45.0f64..45.0, -4.0f64..4.0),
+                (-300.0f64..300.0, -300.0f64..300.0, -4.0f64..4.0),
+            ],
+            (dx, dy) in proptest::sample::select(vec![(0.0, 0.0), (5e5, 4.9e6), (-1e9, 1e9)]),
+        ) {
+            let v = crate::config::Config::builtin().control.vehicle;
+            let obstacles: Vec<Obstacle> =
+                obstacles.into_iter().map(|o| shifted(o, dx, dy)).collect();
+            let w = World::new(flat(), obstacles.clone());
+            let f = footprint(x + dx, y + dy, yaw, &v);
+            let every = obstacles
+                .iter()
+                .zip(&w.polygons)
+                .map(|(o, p)| shape_gap(o, p, &f))
+                .fold(f64::INFINITY, f64::min);
+            let got = w.obstacle_gap(&f);
+            proptest::prop_assert_eq!(got.is_none(), obstacles.is_empty());
+            if let Some(g) = got {
+                proptest::prop_assert!(g.to_bits() == every.to_bits(), "{} vs {}", g, every);
+            }
+        }
+    }
+
     /// The fast bearing of a circle's span is within the margin of the exact one, in
     /// every direction and at every distance from a millimetre to a thousand kilometres.
     #[test]
@@ -1053,6 +1173,26 @@ mod tests {
         // Front at 2.56 m, circle edge at 4.5 m.
         assert!((w.gap(&f) - (4.5 - 2.56)).abs() < 1e-9, "{}", w.gap(&f));
         assert!(w.collides(&footprint(2.5, 0.0, 0.0, &v)));
+    }
+
+    /// The indexed gap's first search (its boxes grown by 1 m) finds a post off the corner,
+    /// 1.27 m away, whose box is within 1 m on each axis; the nearer one straight ahead,
+    /// 1.1 m away, only the next search finds, and it is the gap.
+    #[test]
+    fn the_gap_is_not_the_first_search_s_nearest_when_it_lies_beyond_its_reach() {
+        let v = crate::config::Config::builtin().control.vehicle;
+        let f = footprint(0.0, 0.0, 0.0, &v);
+        let r = geo::BoundingRect::bounding_rect(&f).unwrap();
+        let post = |x_m: f64, y_m: f64| Obstacle::Box {
+            x_m,
+            y_m,
+            half_length_m: 0.1,
+            half_width_m: 0.1,
+            yaw_rad: 0.0,
+        };
+        let (x1, y1) = (r.max().x, r.max().y);
+        let w = World::new(flat(), vec![post(x1 + 1.0, y1 + 1.0), post(x1 + 1.2, 0.0)]);
+        assert!((w.gap(&f) - 1.1).abs() < 1e-9, "{}", w.gap(&f));
     }
 
     /// A person crossing 10 m ahead at 1.4 m/s: at each time the scan's nearest return is
