@@ -1043,30 +1043,18 @@ mod tests {
     }
 
     /// An obstacle moved by (dx, dy).
-    fn shifted(o: Obstacle, dx: f64, dy: f64) -> Obstacle {
-        match o {
-            Obstacle::Circle { x_m, y_m, radius_m } => Obstacle::Circle {
-                x_m: x_m + dx,
-                y_m: y_m + dy,
-                radius_m,
-            },
-            Obstacle::Box {
-                x_m,
-                y_m,
-                half_length_m,
-                half_width_m,
-                yaw_rad,
-            } => Obstacle::Box {
-                x_m: x_m + dx,
-                y_m: y_m + dy,
-                half_length_m,
-                half_width_m,
-                yaw_rad,
-            },
-            Obstacle::Polygon { points } => Obstacle::Polygon {
-                points: points.iter().map(|p| [p[0] + dx, p[1] + dy]).collect(),
-            },
+    fn shifted(mut o: Obstacle, dx: f64, dy: f64) -> Obstacle {
+        match &mut o {
+            Obstacle::Circle { x_m, y_m, .. } | Obstacle::Box { x_m, y_m, .. } => {
+                (*x_m, *y_m) = (*x_m + dx, *y_m + dy);
+            }
+            Obstacle::Polygon { points } => {
+                for p in points {
+                    *p = [p[0] + dx, p[1] + dy];
+                }
+            }
         }
+        o
     }
 
     proptest::proptest! {
