@@ -42,22 +42,39 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def build_old() -> Path:
-    """The issue-era chain_costs, built in a worktree of ISSUE_COMMIT."""
-    src = OLD / "src"
+def build_at(commit: str, folder: Path, example: str, copy: tuple = ()) -> Path:
+    """`example` as it builds at `commit`, in a worktree under `folder` (kept, built once).
+
+    The files of `copy` (paths under ROOT) are copied into the worktree first: an example
+    written to build against both the old crate and today's. An old tree that is not a
+    workspace of its own is made one there (a bare `[workspace]` table), or cargo would
+    take it for a member of today's, in which it lies.
+    """
+    src = folder / "src"
     if not src.exists():
-        OLD.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         # A worktree whose folder went with `cargo clean` is still listed until pruned.
         run(["git", "-C", str(ROOT), "worktree", "prune"])
-        run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(src), ISSUE_COMMIT])
-    env = dict(os.environ, CARGO_TARGET_DIR=str(OLD / "target"))
-    run(["cargo", "build", "--release", "--locked", "--example", "chain_costs"], cwd=src, env=env)
-    return OLD / "target" / "release" / "examples" / "chain_costs"
+        run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(src), commit])
+    manifest = src / "Cargo.toml"
+    if "[workspace]" not in manifest.read_text():
+        with manifest.open("a") as f:
+            f.write("\n[workspace]\n")
+    for name in copy:
+        (src / name).write_bytes((ROOT / name).read_bytes())
+    env = dict(os.environ, CARGO_TARGET_DIR=str(folder / "target"))
+    run(["cargo", "build", "--release", "--locked", "--example", example], cwd=src, env=env)
+    return folder / "target" / "release" / "examples" / example
 
 
-def build_new() -> Path:
-    run(["cargo", "build", "--release", "--locked", "--example", "chain_costs"], cwd=ROOT)
-    return ROOT / "target" / "release" / "examples" / "chain_costs"
+def build_old() -> Path:
+    """The issue-era chain_costs, built in a worktree of ISSUE_COMMIT."""
+    return build_at(ISSUE_COMMIT, OLD, "chain_costs")
+
+
+def build_new(example: str = "chain_costs") -> Path:
+    run(["cargo", "build", "--release", "--locked", "--example", example], cwd=ROOT)
+    return ROOT / "target" / "release" / "examples" / example
 
 
 def figures(binary: Path) -> dict:
