@@ -61,6 +61,7 @@ def build_at(commit: str, folder: Path, example: str, copy: tuple = ()) -> Path:
         with manifest.open("a") as f:
             f.write("\n[workspace]\n")
     for name in copy:
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_bytes((ROOT / name).read_bytes())
     env = dict(os.environ, CARGO_TARGET_DIR=str(folder / "target"))
     run(["cargo", "build", "--release", "--locked", "--example", example], cwd=src, env=env)

@@ -34,7 +34,7 @@ from against_issue_build import ROOT, build_at, build_new, run
 
 ISSUE_COMMIT = "76d04df^"
 OLD = ROOT / "target" / "issue-build-sim"
-PROBE = "examples/scene_probe.rs"
+PROBE = ("examples/scene_probe.rs", "examples/common/posts.rs")
 
 # The issue's figures (physics steps per CPU-second on its machine) and its targets.
 ISSUE = {"opening": (267_000, 1_000_000), "scattered": (94_000, 300_000)}
@@ -60,7 +60,7 @@ def entry(was: list, now: list, label: str) -> dict:
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    old = build_at(ISSUE_COMMIT, OLD, "scene_probe", copy=(PROBE,))
+    old = build_at(ISSUE_COMMIT, OLD, "scene_probe", copy=PROBE)
     new = build_new("scene_probe")
     builds = {"issue_build": old, "today": new}
     runs = {(b, name): [] for b in builds for name in SCENES}

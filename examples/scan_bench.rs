@@ -31,6 +31,8 @@ use acres::jobs::sim;
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/posts.rs"]
+mod posts;
 
 use common::{cpu_s, median};
 
@@ -42,22 +44,7 @@ fn with_posts(n: usize) -> Scenario {
 /// The opening scenario with `n` posts 5 m to 5 + 35·`widen` m either side of the lane,
 /// x from −20 to 80 m (the posts of `with_posts` for `widen` 1).
 fn spread_posts(n: usize, widen: f64) -> Scenario {
-    let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let obstacles = v["obstacles"].as_array_mut().unwrap();
-    for _ in 0..n {
-        let x = -20.0 + 100.0 * next();
-        let side = if next() < 0.5 { -1.0 } else { 1.0 };
-        let y = side * (5.0 + 35.0 * widen * next());
-        obstacles.push(serde_json::json!({"circle": {"x_m": x, "y_m": y, "radius_m": 0.2}}));
-    }
-    Scenario::from_json_str("posts", &v.to_string()).unwrap()
+    posts::scene(n, widen)
 }
 
 /// How far `spread_posts` widens the band for the scattered scene: with it the build the

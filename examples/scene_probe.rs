@@ -18,6 +18,11 @@ use acres::config::Config;
 use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
 use acres::jobs::sim;
 
+#[path = "common/posts.rs"]
+mod posts;
+
+use posts::{posts, scene};
+
 /// Physics steps a simulated second (the plant's rate in both builds).
 const PHYSICS_HZ: f64 = 120.0;
 
@@ -40,33 +45,6 @@ fn cpu_s() -> f64 {
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// The posts as (x, y), scan_bench's pattern.
-fn posts(n: usize, widen: f64) -> Vec<(f64, f64)> {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let x = -20.0 + 100.0 * next();
-            let side = if next() < 0.5 { -1.0 } else { 1.0 };
-            (x, side * (5.0 + 35.0 * widen * next()))
-        })
-        .collect()
-}
-
-fn scene(n: usize, widen: f64) -> Scenario {
-    let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
-    let obstacles = v["obstacles"].as_array_mut().unwrap();
-    for (x, y) in posts(n, widen) {
-        obstacles.push(serde_json::json!({"circle": {"x_m": x, "y_m": y, "radius_m": 0.2}}));
-    }
-    Scenario::from_json_str("posts", &v.to_string()).unwrap()
 }
 
 /// Physics steps per CPU-second: the median of `rounds` timed groups of runs, each
