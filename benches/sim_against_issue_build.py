@@ -77,7 +77,7 @@ def main() -> None:
         result[name]["posts_in_reach_mean"] = now[0]["in_reach_mean"]
         ratio = statistics.median(r["opening"] / r["scene"] for r in was)
         result[name]["issue_build_opening_over_scene"] = round(ratio, 2)
-    result["issue_opening_over_scene"] = round(267 / 94, 2)
+    result["issue_opening_over_scene"] = round(ISSUE["opening"][0] / ISSUE["scattered"][0], 2)
     result["rounds"] = rounds
     print(json.dumps(result, indent=1))
 

@@ -38,16 +38,10 @@ use common::{cpu_s, median};
 
 /// The opening scenario with `n` posts beside the lane (a fixed pseudo-random pattern).
 fn with_posts(n: usize) -> Scenario {
-    spread_posts(n, 1.0)
+    posts::scene(n, 1.0)
 }
 
-/// The opening scenario with `n` posts 5 m to 5 + 35·`widen` m either side of the lane,
-/// x from −20 to 80 m (the posts of `with_posts` for `widen` 1).
-fn spread_posts(n: usize, widen: f64) -> Scenario {
-    posts::scene(n, widen)
-}
-
-/// How far `spread_posts` widens the band for the scattered scene: with it the build the
+/// How far `posts::scene` widens the band for the scattered scene: with it the build the
 /// issue measured runs the opening scenario about 2.9 times as fast as the scene, as the
 /// issue's 267 k and 94 k (benches/sim_against_issue_build.py).
 const SCATTERED_WIDEN: f64 = 50.0;
@@ -108,7 +102,7 @@ fn main() {
     }
     let open = rate(&cfg, &opening, 200);
     let dense = rate(&cfg, &with_posts(1000), 5);
-    let scattered = rate(&cfg, &spread_posts(1000, SCATTERED_WIDEN), 40);
+    let scattered = rate(&cfg, &posts::scene(1000, SCATTERED_WIDEN), 40);
     let big = with_posts(10_000);
     let setup: Vec<f64> = (0..5)
         .map(|_| {
@@ -143,7 +137,7 @@ fn scaling(cfg: &Config) {
         } else {
             1.0
         };
-        let s = spread_posts(n, widen);
+        let s = posts::scene(n, widen);
         let (mut rates, mut setups, mut summaries) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..3 {
             let c = cpu_s();

@@ -1,15 +1,17 @@
 //! Physics steps per CPU-second of the opening scenario and of one scene of posts, in a
 //! form that builds against this crate as it stood when the performance issue measured
-//! it (3f4fcab) as well as today, so that `benches/dense_against_issue_build.py` can time
-//! the two builds on the same scenes:
+//! it (76d04df^, before each obstacle was cast only against the beams of its span) as
+//! well as today, so that `benches/sim_against_issue_build.py` can time the two builds
+//! on the same scenes:
 //!
-//! `scene_probe N WIDEN ROUNDS` prints one JSON line: `opening` and `scene`, each the
-//! median of ROUNDS runs of this process's CPU time (user and system, read once a run
-//! from /proc, whose 10 ms ticks the runs' length makes small), `in_reach_mean`, the
-//! mean over the scene's control steps of the posts within the scan's reach (40 m), and
-//! the simulated seconds. The scene is the opening scenario with N posts (0.2 m
-//! circles) at a fixed pseudo-random pattern, x from −20 to 80 m and 5 m to
-//! 5 + 35·WIDEN m either side of the lane (scan_bench's dense scene for WIDEN 1).
+//! `scene_probe [N [WIDEN [ROUNDS]]]` (defaults 1000, 1, 5) prints one JSON line:
+//! `opening` and `scene`, each the median of ROUNDS timed groups of runs in this
+//! process's CPU time (user and system, read from /proc, whose 10 ms ticks the groups'
+//! 0.3 s make small); `in_reach_mean`, the mean count of posts within the scan's reach
+//! (40 m) of the lane, sampled every metre of the distance driven; and the simulated
+//! seconds of a run. The scene is the opening scenario with N posts (0.2 m circles) at a
+//! fixed pseudo-random pattern, x from −20 to 80 m and 5 m to 5 + 35·WIDEN m either side
+//! of the lane (scan_bench's dense scene for WIDEN 1).
 //!
 //! It uses only what both builds have: `sim::run`, `Scenario::from_json_str` and the
 //! builtin configuration.
@@ -48,21 +50,22 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Physics steps per CPU-second: the median of `rounds` timed groups of runs, each
-/// group at least 0.3 s of CPU time.
-fn rate(cfg: &Config, s: &Scenario, rounds: usize) -> (f64, f64) {
-    let mut sim_s = 0.0;
+/// group at least 0.3 s of CPU time; and the summary of the last run.
+fn rate(cfg: &Config, s: &Scenario, rounds: usize) -> (f64, sim::Summary) {
+    let mut last = None;
     let rates = (0..rounds)
         .map(|_| {
             let c = cpu_s();
             let mut steps = 0.0;
             while cpu_s() - c < 0.3 {
-                sim_s = sim::run(cfg, s, s.route().unwrap(), None).unwrap().time_s;
-                steps += sim_s * PHYSICS_HZ;
+                let summary = sim::run(cfg, s, s.route().unwrap(), None).unwrap();
+                steps += summary.time_s * PHYSICS_HZ;
+                last = Some(summary);
             }
             steps / (cpu_s() - c)
         })
         .collect();
-    (median(rates), sim_s)
+    (median(rates), last.expect("at least one round ran"))
 }
 
 /// The mean count of posts within the reach of the vehicle's path along the lane
@@ -80,16 +83,31 @@ fn in_reach_mean(n: usize, widen: f64, length: f64) -> f64 {
     total as f64 / samples as f64
 }
 
-fn main() {
+/// The arguments N, WIDEN and ROUNDS (defaults where absent), or a usage message.
+fn arguments() -> Result<(usize, f64, usize), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let arg = |i: usize, d: f64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
-    let (n, widen, rounds) = (arg(0, 1000.0) as usize, arg(1, 1.0), arg(2, 5.0) as usize);
+    let usage = "usage: scene_probe [N [WIDEN [ROUNDS]]]: a count of posts, a finite \
+                 WIDEN of 0 or more, ROUNDS 1 or more";
+    let field = |i: usize, default: &str| args.get(i).map_or(default, |a| a.as_str()).to_owned();
+    let n: usize = field(0, "1000").parse().map_err(|_| usage)?;
+    let widen: f64 = field(1, "1").parse().map_err(|_| usage)?;
+    let rounds: usize = field(2, "5").parse().map_err(|_| usage)?;
+    if args.len() > 3 || !(widen.is_finite() && widen >= 0.0) || rounds == 0 {
+        return Err(usage.to_owned());
+    }
+    Ok((n, widen, rounds))
+}
+
+fn main() {
+    let (n, widen, rounds) = arguments().unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2);
+    });
     let cfg = Config::builtin();
     let opening = Scenario::from_json_str("opening", DEFAULT_SCENARIO).unwrap();
     let (open_rate, _) = rate(&cfg, &opening, rounds);
     let s = scene(n, widen);
-    let (scene_rate, sim_s) = rate(&cfg, &s, rounds);
-    let summary = sim::run(&cfg, &s, s.route().unwrap(), None).unwrap();
+    let (scene_rate, summary) = rate(&cfg, &s, rounds);
     println!(
         "{}",
         serde_json::json!({
@@ -98,7 +116,7 @@ fn main() {
             "opening": open_rate.round(),
             "scene": scene_rate.round(),
             "in_reach_mean": (in_reach_mean(n, widen, summary.distance_m) * 10.0).round() / 10.0,
-            "sim_s": sim_s,
+            "sim_s": summary.time_s,
         })
     );
 }
