@@ -157,6 +157,10 @@ fn summary_csv(s: &acres::jobs::sim::Summary) -> Vec<Vec<String>> {
         "gap_m",
         "max_lateral_accel_mps2",
         "wheel_lift",
+        "rolled_over",
+        "slide_first_s",
+        "slide_max_offset_m",
+        "slide_left_fence_s",
         "final_speed_mps",
         "final_class",
         "obstacle_margin_m",
@@ -177,6 +181,10 @@ fn summary_csv(s: &acres::jobs::sim::Summary) -> Vec<Vec<String>> {
         opt(s.gap_m),
         s.max_lateral_accel_mps2.to_string(),
         s.wheel_lift.to_string(),
+        s.rolled_over.to_string(),
+        opt(s.slide.map(|x| x.first_s)),
+        opt(s.slide.map(|x| x.max_offset_m)),
+        opt(s.slide.and_then(|x| x.left_fence_s)),
         s.final_speed_mps.to_string(),
         s.final_class.map_or(String::new(), |c| c.to_string()),
         s.obstacle_margin_m.to_string(),
@@ -212,6 +220,20 @@ fn summary_table(summary: &acres::jobs::sim::Summary) -> String {
         summary.max_lateral_accel_mps2
     ));
     t.push_str(&format!("wheel lift: {}\n", summary.wheel_lift));
+    t.push_str(&format!("rolled over: {}\n", summary.rolled_over));
+    match summary.slide {
+        None => t.push_str("slid: no\n"),
+        Some(s) => {
+            t.push_str(&format!(
+                "slid: from {:.2} s, up to {:.2} m off the path",
+                s.first_s, s.max_offset_m
+            ));
+            match s.left_fence_s {
+                Some(f) => t.push_str(&format!(", out of the geofence at {f:.2} s\n")),
+                None => t.push('\n'),
+            }
+        }
+    }
     if summary.interventions.is_empty() {
         t.push_str("interventions: none\n");
     }

@@ -14,13 +14,18 @@ use acres::jobs::validate::{self, SETS, Verdict};
 /// 30 s after); stop (stops from 7 m/s on every class and state: 14.4 to 18.4 m); steer
 /// (the curvature step to 0.2 1/m at the held speed, with the corner rule: no wheel lift,
 /// and the largest lateral acceleration against the reference's 3.9 m/s²; without it at
-/// 7.8 m/s: a wheel lifts on each class); dbw (vehicle-bridge.md's 6 s ULC example:
-/// vel_meas against 1.8815 m/s). Each line says pass, FAIL, or departs (documented): a
+/// 7.8 m/s: the reference rolls over on each class, acres where μ g exceeds the rollover
+/// threshold); dbw (vehicle-bridge.md's 6 s ULC example: vel_meas against 1.8815 m/s);
+/// physics (the vehicle model of the configuration against first principles: the
+/// friction limit μ g, braking in a curve, a diagonal slope held where tan θ ≤ μ, the
+/// side slope of wheel lift against the static stability factor, the kinematic radius
+/// L / tan δ, the ULC's hold on 20 to 40 %, the park lock's axle, two-wheel drive).
+/// Each line says pass, FAIL, or departs (documented): a
 /// difference from the reference that docs/validation.md explains. Exits 1 when a line
 /// fails.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The sets to run, comma-separated: opening, hold, stop, steer, dbw.
+    /// The sets to run, comma-separated: opening, hold, stop, steer, dbw, physics.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(SETS))]
     only: Vec<String>,
     /// Output format: `table`, `json` or `csv` (a row per check).

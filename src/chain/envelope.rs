@@ -8,66 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// A ground class of the speed envelope (vehicle-software.md "Speed Envelope").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GroundClass {
-    Asphalt,
-    Concrete,
-    Gravel,
-    GrassLane,
-    Dirt,
-    Grass,
-    Field,
-}
-
-impl GroundClass {
-    /// Every class, in the order of the reference table.
-    pub const ALL: [GroundClass; 7] = [
-        GroundClass::Asphalt,
-        GroundClass::Concrete,
-        GroundClass::Gravel,
-        GroundClass::GrassLane,
-        GroundClass::Dirt,
-        GroundClass::Grass,
-        GroundClass::Field,
-    ];
-
-    /// The name used in config files and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            GroundClass::Asphalt => "asphalt",
-            GroundClass::Concrete => "concrete",
-            GroundClass::Gravel => "gravel",
-            GroundClass::GrassLane => "grass_lane",
-            GroundClass::Dirt => "dirt",
-            GroundClass::Grass => "grass",
-            GroundClass::Field => "field",
-        }
-    }
-}
-
-impl fmt::Display for GroundClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for GroundClass {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        GroundClass::ALL
-            .into_iter()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = GroundClass::ALL.iter().map(|c| c.name()).collect();
-                format!(
-                    "unknown ground class `{s}` (expected one of {})",
-                    names.join(", ")
-                )
-            })
-    }
-}
+pub use crate::ground::class::GroundClass;
 
 /// The grip level of a table: `unknown` is the worst over all ground states (the default,
 /// since the vehicle has no soil sensor), `dry` the worst over the dry states.
@@ -221,7 +162,7 @@ impl StopRule {
             return self;
         }
         let s = downhill_sin.min(1.0);
-        let left = 0.8 * crate::plant::vehicle::G * (mu * (1.0 - s * s).sqrt() - s);
+        let left = 0.8 * crate::ground::class::G * (mu * (1.0 - s * s).sqrt() - s);
         StopRule {
             decel_mps2: self.decel_mps2.min(left.max(0.05)),
             ..self

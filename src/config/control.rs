@@ -1,4 +1,5 @@
-//! `control_v1.json`: the blocks `shield`, `corridor`, `vehicle`, `chain` and `dbw`, with
+//! `control_v1.json`: the blocks `shield`, `corridor`, `vehicle`, `dynamics`, `chain` and
+//! `dbw`, with
 //! their validation (docs/rules.md lists every key with its unit and default).
 
 use super::{Check, ConfigError, ConfigFile};
@@ -314,6 +315,9 @@ pub struct ControlConfig {
     pub corridor: CorridorConfig,
     #[serde(default)]
     pub vehicle: VehicleGeometry,
+    /// The simulated vehicle's parameters (an acres extension; only the plant reads them).
+    #[serde(default)]
+    pub dynamics: super::DynamicsConfig,
     #[serde(default)]
     pub chain: ChainConfig,
     #[serde(default)]
@@ -329,6 +333,7 @@ impl ControlConfig {
         self.validate_shield(&c)?;
         self.validate_corridor(&c)?;
         self.validate_vehicle(&c)?;
+        self.dynamics.validate(&c, self.vehicle.wheelbase_m)?;
         self.validate_chain(&c)?;
         self.validate_dbw(&c)
     }

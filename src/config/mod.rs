@@ -9,11 +9,13 @@
 //! errors name the file and the key.
 
 mod control;
+mod dynamics;
 mod envelope;
 mod scouting;
 mod trajectory;
 
 pub use control::*;
+pub use dynamics::{Axles, DriveAxles, DynamicsConfig};
 pub use envelope::validate_envelope;
 pub use scouting::{DriverConfig, ScoutingConfig};
 pub use trajectory::{TrajectoryConfig, TrajectoryLimits};

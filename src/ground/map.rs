@@ -2,7 +2,7 @@
 //! raster. `origin_m` is the world position (x east, y north) of a raster's lower-left
 //! corner; row 0 is the north edge. Map files are read in [`crate::formats::map_manifest`].
 
-use crate::chain::envelope::GroundClass;
+use crate::ground::class::GroundClass;
 use serde::{Deserialize, Serialize};
 
 /// A class of the map raster: the ground classes of the envelope and three more.

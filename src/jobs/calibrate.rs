@@ -524,6 +524,7 @@ mod tests {
                 for v in [3.0, 4.0, 5.0, 6.0, 7.0] {
                     let s = SteeringStep {
                         wheel_lift: v >= lift_from,
+                        rolled_over: false,
                         max_lateral_accel_mps2: 3.0,
                         min_inner_load: 0.5,
                     };

@@ -46,6 +46,8 @@ fn flat(class: GroundClass, state: GroundState) -> Plane {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SteeringStep {
     pub wheel_lift: bool,
+    /// The vehicle rolled over (the run ends there).
+    pub rolled_over: bool,
     /// The largest lateral acceleration after the step, m/s².
     pub max_lateral_accel_mps2: f64,
     /// The smallest inner load ratio after the step (≤ 0: a wheel lifted).
@@ -101,6 +103,7 @@ pub fn steering_step_on(
         .with_shield(shield);
     let mut out = SteeringStep {
         wheel_lift: false,
+        rolled_over: false,
         max_lateral_accel_mps2: 0.0,
         min_inner_load: 1.0,
     };
@@ -131,9 +134,9 @@ pub fn steering_step_on(
             out.wheel_lift |= sample.wheel_lift;
             out.min_inner_load = out.min_inner_load.min(sample.min_inner_load);
             out.max_lateral_accel_mps2 = out.max_lateral_accel_mps2.max(sample.max_abs_ay_mps2);
+            out.rolled_over |= sample.rolled_over;
         }
-        if sample.wheel_lift {
-            // The vehicle would roll over: the run ends.
+        if sample.rolled_over {
             break;
         }
     }
@@ -151,6 +154,8 @@ pub struct Sample {
     pub max_abs_ay_mps2: f64,
     pub min_inner_load: f64,
     pub wheel_lift: bool,
+    /// The vehicle has rolled over (a rig that cannot tell says false).
+    pub rolled_over: bool,
     /// The state and scan the chain needs, where the rig has them.
     pub state: Option<crate::chain::VehicleState>,
     pub scan: Option<Scan>,
@@ -228,6 +233,7 @@ impl Rig for PlantRig {
             s.max_abs_ay_mps2 = s.max_abs_ay_mps2.max(p.vehicle.s.ay_mps2.abs());
             s.min_inner_load = s.min_inner_load.min(info.inner_load_ratio);
             s.wheel_lift |= info.wheel_lift;
+            s.rolled_over |= info.rolled_over;
             if p.is_control_step() {
                 break;
             }
@@ -463,19 +469,32 @@ mod tests {
     use super::*;
 
     /// vehicle-software.md "Validation", steering step: a curvature step to 0.2 1/m at a
-    /// held 7.8 m/s lifts a wheel on every class without the corner rule (on pavement in
-    /// the dry: wet pavement's grip is below the rollover threshold, the vehicle slides;
-    /// deformable ground trips it in both states).
+    /// held 7.8 m/s (12.2 m/s² asked) without the corner rule. The tires give at most
+    /// μ g, so the vehicle rolls over where μ is above the rollover threshold (dry
+    /// pavement: μ 0.85 and 0.9 against about 0.74) and slides wide, wheels down,
+    /// everywhere else (a departure from the reference, which rolls over on every class).
     #[test]
-    fn without_the_corner_rule_a_step_lifts_a_wheel_on_every_class() {
+    fn without_the_corner_rule_a_step_rolls_over_only_where_the_grip_allows() {
         let cfg = Config::builtin();
+        let p = crate::plant::vehicle::VehicleDynamics::default();
+        let threshold = p.track_m / (2.0 * p.cg_height_m);
         for class in GroundClass::ALL {
             for state in [GroundState::Dry, GroundState::Wet] {
                 let r = steering_step(&cfg, class, state, 7.8, 0.2, false);
-                let expect =
-                    state == GroundState::Dry || crate::plant::vehicle::deformable(Some(class));
+                let (mu, _) = crate::plant::vehicle::ground(Some(class), state);
+                // The roll shift lowers the SSF's 0.79 to about 0.74.
+                let expect = mu > threshold - 0.05;
                 assert_eq!(r.wheel_lift, expect, "{class} {state:?}: {r:?}");
-                assert!(r.max_lateral_accel_mps2 > 5.0, "{class} {state:?}: {r:?}");
+                assert_eq!(r.rolled_over, expect, "{class} {state:?}: {r:?}");
+                let g = crate::ground::class::G;
+                assert!(
+                    r.max_lateral_accel_mps2 <= 1.02 * mu * g,
+                    "{class} {state:?}: {r:?}"
+                );
+                assert!(
+                    r.max_lateral_accel_mps2 > 0.9 * mu.min(threshold) * g,
+                    "{r:?}"
+                );
             }
         }
     }

@@ -14,3 +14,4 @@ pub mod route_check;
 pub mod sim;
 pub mod suite;
 pub mod validate;
+pub mod validate_physics;

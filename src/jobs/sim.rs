@@ -88,7 +88,14 @@ pub struct Summary {
     /// obstacles).
     pub gap_m: Option<f64>,
     pub max_lateral_accel_mps2: f64,
+    /// The inner wheels lifted at some time (the warning before a rollover).
     pub wheel_lift: bool,
+    /// The vehicle rolled over (the run ends there; a failure like a collision).
+    pub rolled_over: bool,
+    /// Where the tires slid (asked for more than the ground's friction) while moving:
+    /// when first, how far off the path, and whether the vehicle left its geofence
+    /// (null: no slide).
+    pub slide: Option<Slide>,
     /// Rule code → number of control steps it intervened.
     pub interventions: BTreeMap<String, u64>,
     pub final_speed_mps: f64,
@@ -133,6 +140,12 @@ impl Summary {
         if self.collided {
             return ("collided: FAIL".to_string(), false);
         }
+        if self.rolled_over {
+            return (format!("rolled over at {:.2} s: FAIL", self.time_s), false);
+        }
+        if let Some(t) = self.slide.and_then(|s| s.left_fence_s) {
+            return (format!("slid out of the geofence at {t:.2} s: FAIL"), false);
+        }
         match (self.stopped, self.gap_m) {
             (true, Some(g)) if g >= margin => (
                 format!(
@@ -163,6 +176,19 @@ impl Summary {
             ),
         }
     }
+}
+
+/// The slides of a run: the tires asked for more than the ground's friction at 0.5 m/s
+/// or more.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Slide {
+    /// The first control step's time with a slide, s.
+    pub first_s: f64,
+    /// The largest lateral offset from the path at a control step with a slide, m.
+    pub max_offset_m: f64,
+    /// When the rear axle's middle first stood outside the geofence while sliding, s
+    /// (null: it never did, or the run has no geofence).
+    pub left_fence_s: Option<f64>,
 }
 
 /// Who made a contact: the vehicle moving (at 0.05 m/s or more), or an actor that moved
@@ -409,7 +435,13 @@ impl Session {
             _ => self.chain.step(&input)?,
         };
         plant.apply_row(&row);
-        let end = self.tally.control(plant, &row, v);
+        // The geofence's clearance, asked only after a slide.
+        let fence = self.tally.sliding.then(|| {
+            let s = &plant.vehicle.s;
+            let p = geo::Coord { x: s.x_m, y: s.y_m };
+            self.chain.shield().fence_clearance(p)
+        });
+        let end = self.tally.control(plant, &row, v, fence.flatten());
         if let (Some(w), Some(report)) = (log, report) {
             let ranges = self.record_scan.then(|| scan_returns(&scan));
             write_record(
@@ -493,7 +525,7 @@ impl Session {
     /// One physics step, counted against the steps the run has left.
     fn physics_step(&mut self) {
         let info = self.plant.physics();
-        self.tally.physics(&self.plant, info.wheel_lift);
+        self.tally.physics(&self.plant, &info);
         self.physics_left -= 1;
     }
 
@@ -510,6 +542,8 @@ impl Session {
             gap_m: self.plant.gap_m(),
             max_lateral_accel_mps2: t.max_ay,
             wheel_lift: t.lift,
+            rolled_over: t.rolled_over,
+            slide: t.slide,
             interventions: t.interventions.clone(),
             final_speed_mps: self.plant.speed_mps(),
             contacts: t.contacts.clone(),
@@ -557,6 +591,10 @@ struct Tally {
     distance: f64,
     max_ay: f64,
     lift: bool,
+    rolled_over: bool,
+    /// The tires slid in a physics step since the last control step.
+    sliding: bool,
+    slide: Option<Slide>,
     collided: bool,
     contacts: Vec<Contact>,
     closest_actor: Option<f64>,
@@ -577,6 +615,7 @@ impl Tally {
         plant: &crate::plant::Plant,
         row: &crate::chain::CommandRow,
         v: f64,
+        fence: Option<f64>,
     ) -> bool {
         for i in &row.interventions {
             // The rule's name is copied only the first time it counts.
@@ -587,6 +626,9 @@ impl Tally {
                     self.interventions.insert(code.to_string(), 1);
                 }
             }
+        }
+        if std::mem::take(&mut self.sliding) {
+            self.slid(plant, row, fence);
         }
         // One footprint for the actors' gap and the contact test.
         let footprint = plant.footprint();
@@ -612,12 +654,36 @@ impl Tally {
         };
         // Standing does not end a run while an actor is still to start or moving.
         let waiting = plant.world.actors_active();
-        self.collided || self.standing_at_end >= 1 || (self.standing >= 150 && !waiting)
+        self.collided
+            || self.rolled_over
+            || self.standing_at_end >= 1
+            || (self.standing >= 150 && !waiting)
+    }
+
+    /// A control step after a slide: its time, the path offset, the fence.
+    fn slid(
+        &mut self,
+        plant: &crate::plant::Plant,
+        row: &crate::chain::CommandRow,
+        fence: Option<f64>,
+    ) {
+        let t = plant.time_s();
+        let s = self.slide.get_or_insert(Slide {
+            first_s: t,
+            max_offset_m: 0.0,
+            left_fence_s: None,
+        });
+        s.max_offset_m = s.max_offset_m.max(row.lateral_m.abs());
+        if fence.is_some_and(|c| c <= 0.0) && s.left_fence_s.is_none() {
+            s.left_fence_s = Some(t);
+        }
     }
 
     /// After a physics step.
-    fn physics(&mut self, plant: &crate::plant::Plant, wheel_lift: bool) {
-        self.lift |= wheel_lift;
+    fn physics(&mut self, plant: &crate::plant::Plant, info: &crate::plant::vehicle::StepInfo) {
+        self.lift |= info.wheel_lift;
+        self.rolled_over |= info.rolled_over;
+        self.sliding |= info.sliding && plant.speed_mps().abs() >= 0.5;
         self.max_ay = self.max_ay.max(plant.vehicle.s.ay_mps2.abs());
         self.distance += plant.speed_mps().abs() / crate::plant::dbw::PHYSICS_HZ as f64;
         self.t_end = plant.time_s();
@@ -829,6 +895,39 @@ mod tests {
             (-1.6..-0.8).contains(&slowest),
             "fastest backwards {slowest} m/s"
         );
+    }
+
+    /// A run across a side slope (rising to the left of the lane) on `ground`.
+    fn across(class: &str, state: &str, slope_pct: f64) -> Summary {
+        let text = format!(
+            r#"{{"name": "side", "ground": {{"class": "{class}", "state": "{state}",
+            "slope_pct": {slope_pct}, "slope_dir_deg": 90}},
+            "route": "straight_lane.json", "start": {{"x_m": 0, "y_m": 0, "yaw_rad": 0, "speed_mps": 3}},
+            "duration_s": 20}}"#
+        );
+        run_logged("side.json", &text).0
+    }
+
+    /// Across an 85 % side slope (above the rollover threshold, about 75 %) the vehicle
+    /// rolls over: the run ends there and the verdict fails; across 55 % of dry asphalt
+    /// it drives on (no lift), and across 55 % of wet grass (μ 0.35) the tires cannot
+    /// hold it and it slides off the lane downhill.
+    #[test]
+    fn a_rollover_ends_the_run_as_a_failure_and_a_slide_is_reported() {
+        let over = across("asphalt", "dry", 85.0);
+        assert!(over.rolled_over && over.wheel_lift, "{over:?}");
+        assert!(over.time_s < 5.0, "{over:?}");
+        let (line, ok) = over.verdict();
+        assert!(!ok && line.contains("rolled over"), "{line}");
+        let fine = across("asphalt", "dry", 55.0);
+        assert!(
+            !fine.rolled_over && !fine.wheel_lift && fine.slide.is_none(),
+            "{fine:?}"
+        );
+        let slid = across("grass", "wet", 55.0);
+        let s = slid.slide.expect("a slide");
+        assert!(s.first_s < 1.0 && s.max_offset_m > 0.5, "{slid:?}");
+        assert!(!slid.rolled_over, "{slid:?}");
     }
 
     fn assert_holds(what: &str, r: crate::jobs::measure::HoldTest) {

@@ -8,6 +8,9 @@ pub mod dbw;
 pub mod vehicle;
 pub mod world;
 
+#[cfg(test)]
+mod hill_tests;
+
 use crate::chain::scan::Scan;
 use crate::chain::shield::Pose;
 use crate::chain::{CommandRow, Gear, VehicleState as ChainState};
@@ -46,10 +49,11 @@ impl Plant {
     /// the gear of the start speed (high, or reverse for a negative speed).
     pub fn new(config: &Config, world: World, start: StartPose, enabled: bool) -> Plant {
         let geom = config.control.vehicle.clone();
-        let dynamics = VehicleDynamics {
-            wheelbase_m: geom.wheelbase_m,
-            ..VehicleDynamics::default()
-        };
+        let dynamics = VehicleDynamics::new(
+            &config.control.dynamics,
+            geom.wheelbase_m,
+            100.0 * config.control.dbw.brake.bar_per_percent,
+        );
         let mut vehicle = Vehicle::new(dynamics, start.x_m, start.y_m, start.yaw_rad);
         vehicle.s.vx_mps = start.speed_mps;
         let mut dbw = Dbw::new(&config.control.dbw, geom.wheelbase_m);

@@ -4,8 +4,8 @@
 //! the 360-beam scan of the shield by ray casting from the mount point, and the
 //! collision and gap of the vehicle footprint.
 
-use crate::chain::envelope::GroundClass;
 use crate::chain::scan::{Scan, ceil_i64, floor_i64};
+use crate::ground::class::GroundClass;
 use crate::ground::map::Map;
 use crate::plant::actors::{Actor, ActorPose, ActorSpec, EgoView};
 use crate::plant::vehicle::{Ground, GroundState};

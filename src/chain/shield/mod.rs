@@ -291,6 +291,11 @@ impl Shield {
         })
     }
 
+    /// The geofence's clearance at `p`, m (≤ 0 outside), where the shield has a fence.
+    pub fn fence_clearance(&self, p: Coord<f64>) -> Option<f64> {
+        self.geofence.as_ref().map(|f| f.clearance(p))
+    }
+
     /// Adds a geofence: the vehicle keeps the margin `G` inside the polygon or corridor.
     pub fn with_geofence(mut self, fence: Geofence) -> Shield {
         self.geofence = Some(fence);

@@ -300,9 +300,9 @@ impl Frame<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chain::envelope::GroundClass;
     use crate::chain::path::{Direction, PathPoint};
     use crate::config::Config;
+    use crate::ground::class::GroundClass;
 
     /// A 60 m × 40 m map at 0.5 m: `f(x, y)` gives the class at each cell centre.
     fn map(f: impl Fn(f64, f64) -> MapClass) -> Map {

@@ -42,8 +42,10 @@ pub struct Actuation {
     pub brake_bar: f64,
     /// The gear engaged: 1 park, 2 reverse, 3 neutral, 4 high, 5 low.
     pub gear: u8,
-    /// The standstill hold of the ULC (the vehicle model removes the chassis velocity).
+    /// The standstill hold of the ULC (reported; the brake and the tires hold).
     pub stop_hold: bool,
+    /// The position of the drive mode switch: which axles the drive force reaches.
+    pub drive_mode: DriveMode,
 }
 
 /// The state of one subsystem's command stream.
@@ -98,7 +100,17 @@ pub struct Dbw {
     pub grade_sin: f64,
     stop_brake: f64,
     stop_hold: bool,
+    /// The throttle output behind the engine's response ([`HOLD_LAG_S`]), %.
+    throttle_est: f64,
 }
+
+/// The ULC's hold on a slope (an acres choice, as Dataspeed's ULC holds a stop: the
+/// brake keeps the vehicle until the drive takes the load): the brake holds this many
+/// times the slope's load...
+const HOLD_MARGIN: f64 = 1.25;
+/// ...and on a launch uphill it lets go as the throttle's drive, behind this lag, s,
+/// takes the load over (the drive force's own lag is 0.15 s).
+const HOLD_LAG_S: f64 = 0.2;
 
 fn or_default(v: f64, d: f64) -> f64 {
     if v > 0.0 && v.is_finite() { v } else { d }
@@ -141,6 +153,7 @@ impl Dbw {
             grade_sin: 0.0,
             stop_brake: 0.0,
             stop_hold: false,
+            throttle_est: 0.0,
         }
     }
 
@@ -344,6 +357,16 @@ impl Dbw {
         }
     }
 
+    /// The direction the engaged gear drives: 1 forward, −1 in reverse, 0 in park and
+    /// neutral.
+    fn gear_dir(&self) -> f64 {
+        match self.gear {
+            2 => -1.0,
+            4 | 5 => 1.0,
+            _ => 0.0,
+        }
+    }
+
     /// The signed speed as the speed along the engaged gear's direction (reverse flips it).
     fn along_gear(&self, speed_mps: f64) -> f64 {
         if self.gear == 2 {
@@ -369,6 +392,8 @@ impl Dbw {
         };
         self.throttle_out = follow(self.throttle_out, throttle_want, self.throttle_rates);
         self.brake_out = follow(self.brake_out, brake_want, self.brake_rates);
+        // The drive the throttle gives by now, behind the engine's response.
+        self.throttle_est += (self.throttle_out - self.throttle_est) * (dt / HOLD_LAG_S).min(1.0);
 
         self.step_gear(speed_mps, dt);
 
@@ -378,6 +403,7 @@ impl Dbw {
             brake_bar: self.brake_out * self.cfg.brake.bar_per_percent,
             gear: self.gear,
             stop_hold: self.stop_hold,
+            drive_mode: self.drive_mode,
         }
     }
 
@@ -468,12 +494,7 @@ impl Dbw {
     fn ulc_demand(&mut self, speed_mps: f64, dt: f64) -> f64 {
         let l = &self.cfg.ulc;
         let e = self.vel_ref - speed_mps;
-        let dir = match self.gear {
-            2 => -1.0,
-            4 | 5 => 1.0,
-            _ => 0.0,
-        };
-        let a_ff = dir * crate::plant::vehicle::G * self.grade_sin;
+        let a_ff = self.gear_dir() * crate::ground::class::G * self.grade_sin;
         let a_des_of = |i: f64| self.accel_ref + l.kp_per_s * e + l.ki_per_s2 * i + a_ff;
         let next = (self.integral + e * dt).clamp(-l.integral_max_m, l.integral_max_m);
         let (a_lo, a_hi) = (
@@ -501,15 +522,27 @@ impl Dbw {
             brake_want = (-a_des - l.coast_decel_mps2) * l.brake_pct_per_mps2;
         }
         let stopping = self.ulc.cmd_type == 1 && self.ulc_cmd == 0.0 && self.vel_ref == 0.0;
+        // The acceleration gravity takes against the gear's direction (positive uphill).
+        let a_grade = self.gear_dir() * crate::ground::class::G * self.grade_sin;
         if stopping {
             self.stop_brake = (self.stop_brake.max(l.stop_brake_pct)
                 + l.stop_integral_per_s * speed_mps.abs() * 100.0 * dt)
                 .min(100.0);
-            brake_want = brake_want.max(self.stop_brake);
-            throttle_want = 0.0;
+            // The brake holds the slope's whole load with a margin, and on an uphill the
+            // drive stays until the brake has taken it over (no roll-back).
+            let hold = HOLD_MARGIN * a_grade.abs() * l.brake_pct_per_mps2;
+            brake_want = brake_want.max(self.stop_brake).max(hold);
+            let braked = self.brake_out / l.brake_pct_per_mps2;
+            throttle_want = (a_grade - braked).max(0.0) * l.throttle_pct_per_mps2;
             self.integral = 0.0;
         } else {
             self.stop_brake = 0.0;
+            if speed_mps.abs() < l.hold_speed_mps && a_grade > 0.0 {
+                // A launch uphill: the brake lets go only as the drive takes the load.
+                let driven = self.throttle_est / l.throttle_pct_per_mps2;
+                let hold = (HOLD_MARGIN * a_grade - driven).max(0.0) * l.brake_pct_per_mps2;
+                brake_want = brake_want.max(hold);
+            }
         }
         self.stop_hold = stopping && speed_mps.abs() < l.hold_speed_mps;
         let rate = self.cfg.brake.rate_pct_s.max(self.cfg.throttle.rate_pct_s);

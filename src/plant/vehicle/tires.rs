@@ -1,0 +1,267 @@
+//! The tire forces of one step: the axle loads, the longitudinal forces with the Coulomb
+//! hold at rest, the lateral forces of the dynamic and the kinematic single track, and
+//! one friction circle `μ F_z` per axle that bounds them together.
+//!
+//! Index 0 is the front axle, 1 the rear.
+
+use super::series::{atan, cos, sin, tan};
+use super::{DT_S, G, HZ, Slope, VehicleDynamics, VehicleState, dynamic_weight};
+use crate::plant::dbw::Actuation;
+
+/// The tire forces of a step and the longitudinal speed they give.
+pub(super) struct Forces {
+    /// The new longitudinal speed, m/s.
+    pub vx_mps: f64,
+    /// The longitudinal (along the wheel) and the dynamic lateral forces per axle, N,
+    /// within each axle's friction circle.
+    pub fx_n: [f64; 2],
+    pub fy_n: [f64; 2],
+    /// The friction budget `μ F_z` of each axle, N.
+    pub cap_n: [f64; 2],
+    /// Whether a demand was beyond an axle's budget (in the dynamic regime) or the
+    /// kinematic motion needed more than the budget left.
+    pub sliding: bool,
+    /// The weight of the dynamic single track (see [`dynamic_weight`]).
+    pub w: f64,
+    /// The sine and cosine of the road wheel angle.
+    pub sin_cos_delta: (f64, f64),
+}
+
+/// The normal load of each axle, N: the static split of the weight's normal part, less
+/// on the front axle what the tires' longitudinal force (lagged) moves to the rear
+/// through the CG height: `F_z,f = (m g cos θ b − h F_x) / L`.
+pub(crate) fn axle_loads(p: &VehicleDynamics, s: &VehicleState, slope: &Slope) -> [f64; 2] {
+    let w = p.mass_kg * G * slope.normal;
+    let front =
+        ((w * p.cg_to_rear_m() - p.cg_height_m * s.fx_tires_n) / p.wheelbase_m).clamp(0.0, w);
+    [front, w - front]
+}
+
+/// The longitudinal demands per axle, N: the drive force, shared among the driven axles
+/// in proportion to their loads (signed by the gear: reverse drives backwards, park and
+/// neutral give none), and what resists motion: the service brake, shared in proportion
+/// to the loads (a balanced four-wheel brake), the rolling resistance, and the park lock,
+/// which holds its axle up to the friction.
+fn demands(
+    p: &VehicleDynamics,
+    s: &VehicleState,
+    act: &Actuation,
+    crr: f64,
+    fz: [f64; 2],
+    cap: [f64; 2],
+) -> ([f64; 2], [f64; 2]) {
+    let dir = match act.gear {
+        2 => -1.0,
+        4 | 5 => 1.0,
+        _ => 0.0,
+    };
+    let driven = p.driven(act.drive_mode);
+    let fz_driven: f64 = (0..2).filter(|&i| driven.has(i)).map(|i| fz[i]).sum();
+    let fz_all = fz[0] + fz[1];
+    let (per_driven, per_all) = (1.0 / fz_driven, 1.0 / fz_all);
+    let mut drive = [0.0; 2];
+    let mut resist = [0.0; 2];
+    for i in 0..2 {
+        if driven.has(i) && fz_driven > 0.0 {
+            drive[i] = dir * s.drive_n * fz[i] * per_driven;
+        }
+        let brake = if fz_all > 0.0 {
+            s.brake_n * fz[i] * per_all
+        } else {
+            0.0
+        };
+        let park = if act.gear == 1 && p.park_axle.has(i) {
+            cap[i]
+        } else {
+            0.0
+        };
+        resist[i] = brake + crr * fz[i] + park;
+    }
+    (drive, resist)
+}
+
+/// The Coulomb step of the longitudinal motion: the driving forces (each within its
+/// axle's budget) and `ext` (drag, gravity, the front tire's lateral force along the
+/// body) move the vehicle; the resisting ones oppose the motion and, at rest, take up
+/// to their capacity in whichever direction it would start. Returns the new speed and
+/// each axle's force.
+fn coulomb(
+    vx: f64,
+    m: f64,
+    ext: f64,
+    drive: [f64; 2],
+    resist: [f64; 2],
+    cap: [f64; 2],
+) -> (f64, [f64; 2]) {
+    let d = [
+        drive[0].clamp(-cap[0], cap[0]),
+        drive[1].clamp(-cap[1], cap[1]),
+    ];
+    let r = [resist[0].min(cap[0]), resist[1].min(cap[1])];
+    let step_per_m = DT_S / m;
+    let v_free = vx + (d[0] + d[1] + ext) * step_per_m;
+    let dv = (r[0] + r[1]) * step_per_m;
+    let sgn = if v_free < 0.0 { -1.0 } else { 1.0 };
+    let (v, k) = if v_free.abs() <= dv {
+        (0.0, if dv > 0.0 { v_free.abs() / dv } else { 0.0 })
+    } else {
+        (v_free - dv * sgn, 1.0)
+    };
+    let fx = [0, 1].map(|i| (d[i] - sgn * k * r[i]).clamp(-cap[i], cap[i]));
+    (v, fx)
+}
+
+/// The dynamic lateral demand of each axle, N: linear in the slip angle, the angle
+/// between the wheel and its contact point's velocity (`atan`, so that at large steering
+/// angles the dynamic model meets the kinematic `tan δ / L`). The speed is taken as at
+/// least 0.5 m/s, below which the dynamic model has no weight.
+fn lateral_demand(p: &VehicleDynamics, s: &VehicleState, delta: f64) -> [f64; 2] {
+    let (a, b) = (p.cg_to_front_m, p.cg_to_rear_m());
+    let vx = s.vx_mps;
+    let vxs = vx.abs().max(0.5);
+    let sgn = if vx < 0.0 { -1.0 } else { 1.0 };
+    let alpha_f = atan((s.vy_mps + a * s.yaw_rate_rps) / vxs) * sgn - delta;
+    let alpha_r = atan((s.vy_mps - b * s.yaw_rate_rps) / vxs) * sgn;
+    let [cf, cr] = p.cornering_stiffness_n_per_rad;
+    [-cf * alpha_f * sgn, -cr * alpha_r * sgn]
+}
+
+/// The body-x part of the forces that are not the longitudinal tire forces, N: drag, the
+/// grade, the inertial coupling `m v_y r`, and the front axle's lateral force along the
+/// body (`−F_y,f sin δ`, of the dynamic model only).
+fn external(
+    p: &VehicleDynamics,
+    s: &VehicleState,
+    slope: &Slope,
+    fy_front: f64,
+    sin_delta: f64,
+    w: f64,
+) -> f64 {
+    let m = p.mass_kg;
+    -p.drag_kg_per_m * s.vx_mps * s.vx_mps.abs() - m * G * slope.along_sin
+        + m * s.vy_mps * s.yaw_rate_rps
+        - w * fy_front * sin_delta
+}
+
+/// The tire forces of a step within each axle's friction circle, and the new
+/// longitudinal speed.
+#[inline]
+pub(super) fn forces(
+    p: &VehicleDynamics,
+    s: &VehicleState,
+    act: &Actuation,
+    slope: &Slope,
+    mu: f64,
+    crr: f64,
+) -> Forces {
+    let m = p.mass_kg;
+    let delta = act.road_wheel_rad;
+    let fz = axle_loads(p, s, slope);
+    let cap = fz.map(|f| mu * f);
+    let w = dynamic_weight(s.vx_mps);
+    let (drive, resist) = demands(p, s, act, crr, fz, cap);
+    // The dynamic model's demand only where it has weight.
+    let fy_dem = if w > 0.0 {
+        lateral_demand(p, s, delta)
+    } else {
+        [0.0; 2]
+    };
+    // The first pass: the longitudinal forces with each axle's whole budget.
+    let fy_alone = fy_dem[0].clamp(-cap[0], cap[0]);
+    let (sin_delta, cos_delta) = (sin(delta), cos(delta));
+    let ext = external(p, s, slope, fy_alone, sin_delta, w);
+    let (vx1, fx) = coulomb(s.vx_mps, m, ext, drive, resist, cap);
+    let mut vx = vx1;
+    // The friction circle of the dynamic model: a demand beyond it is scaled back along
+    // its direction; the longitudinal force keeps the blend's share of the scale.
+    let mut fy = [0.0; 2];
+    let mut scale = [1.0; 2];
+    let mut sliding = false;
+    for i in 0..2 {
+        let n2 = fx[i] * fx[i] + fy_dem[i] * fy_dem[i];
+        let k = if n2 > cap[i] * cap[i] {
+            cap[i] / n2.sqrt()
+        } else {
+            1.0
+        };
+        fy[i] = k * fy_dem[i];
+        scale[i] = w * k + (1.0 - w);
+        sliding |= k < 1.0 && w > 0.0;
+    }
+    let fx_scaled = [fx[0] * scale[0], fx[1] * scale[1]];
+    if scale != [1.0; 2] || fy[0] != fy_alone {
+        // The second pass with what the circles left: at rest a hold that is not enough
+        // lets the vehicle start; in motion the resisting force never reverses it.
+        let ext = external(p, s, slope, fy[0], sin_delta, w);
+        let v = s.vx_mps + (fx_scaled[0] + fx_scaled[1] + ext) / m * DT_S;
+        vx = if v * s.vx_mps < 0.0 && vx1 * s.vx_mps >= 0.0 {
+            0.0
+        } else {
+            v
+        };
+    }
+    Forces {
+        vx_mps: vx,
+        fx_n: fx_scaled,
+        fy_n: fy,
+        cap_n: cap,
+        sliding,
+        w,
+        sin_cos_delta: (sin_delta, cos_delta),
+    }
+}
+
+impl Forces {
+    /// The tires' whole longitudinal force along the body, N.
+    pub fn fx_total_n(&self) -> f64 {
+        self.fx_n[0] + self.fx_n[1]
+    }
+
+    /// The new lateral speed of the CG and yaw rate: the dynamic single track and the
+    /// kinematic one, blended by [`Forces::w`]. `g_cross` is gravity's part across the
+    /// body, rising to the left, m/s² (it pulls the body to the right).
+    #[inline]
+    pub fn lateral(
+        &mut self,
+        p: &VehicleDynamics,
+        s: &VehicleState,
+        delta: f64,
+        g_cross: f64,
+    ) -> (f64, f64) {
+        let m = p.mass_kg;
+        let (a, b) = (p.cg_to_front_m, p.cg_to_rear_m());
+        let (vy, r, vx) = (s.vy_mps, s.yaw_rate_rps, s.vx_mps);
+        let g_lat = -g_cross;
+        // Dynamic: the tire forces in the body frame.
+        let (sd, cd) = self.sin_cos_delta;
+        let front_y = self.fy_n[0] * cd + self.fx_n[0] * sd;
+        let ay_tires = (front_y + self.fy_n[1]) / m;
+        let r_dot = (a * front_y - b * self.fy_n[1]) / p.yaw_inertia_kgm2;
+        let vy_dyn = vy + (ay_tires + g_lat - vx * r) * DT_S;
+        let r_dyn = r + r_dot * DT_S;
+        let w = self.w;
+        if w == 1.0 {
+            return (vy_dyn, r_dyn);
+        }
+        // Kinematic: no slip at the rear axle, within what the longitudinal forces leave.
+        let r_kin = vx * tan(delta) / p.wheelbase_m;
+        let want = (b * r_kin - vy) * HZ - g_lat + vx * r_kin;
+        let left: f64 = (0..2)
+            .map(|i| {
+                (self.cap_n[i].powi(2) - self.fx_n[i].powi(2))
+                    .max(0.0)
+                    .sqrt()
+            })
+            .sum::<f64>()
+            / m;
+        if self.w < 1.0 && want.abs() > left * (1.0 + 1e-9) && vx.abs() + vy.abs() > 1e-3 {
+            self.sliding = true;
+        }
+        let ay_kin = want.clamp(-left, left);
+        let vy_kin = vy + (ay_kin + g_lat - vx * r_kin) * DT_S;
+        (
+            w * vy_dyn + (1.0 - w) * vy_kin,
+            w * r_dyn + (1.0 - w) * r_kin,
+        )
+    }
+}
