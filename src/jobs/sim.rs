@@ -837,41 +837,55 @@ mod tests {
         (sum, recs)
     }
 
-    /// An approach to an object on a 9 % grade, up and down, at 3 and 6.9 m/s on gravel:
-    /// the vehicle stops at d_m (2.4 m) or beyond, comes to rest and stays there (no
-    /// relaunch, no roll back) through the end of the run.
+    /// An approach to an object on a `slope_pct` grade rising toward `dir` (0: uphill)
+    /// at `speed` on gravel: the vehicle stops at d_m (2.4 m) or beyond, comes to rest and
+    /// stays there (no relaunch, no roll back) through the end of the run.
+    fn approach_settles(slope_pct: f64, dir: f64, speed: f64) {
+        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+        v["ground"]["slope_pct"] = slope_pct.into();
+        v["ground"]["slope_dir_deg"] = serde_json::json!(dir);
+        v["start"] = serde_json::json!({"x_m": 0, "y_m": 0, "yaw_rad": 0, "speed_mps": speed});
+        for p in v["route"]["points"].as_array_mut().unwrap() {
+            p["speed_mps"] = speed.into();
+        }
+        v["obstacles"] =
+            serde_json::json!([{"circle": {"x_m": 50.0, "y_m": 0.0, "radius_m": 0.4}}]);
+        v["duration_s"] = 40.0.into();
+        let (sum, recs) = run_logged("grade.json", &v.to_string());
+        let what = format!("{slope_pct} % toward {dir}°, {speed} m/s: {sum:?}");
+        assert!(!sum.collided && sum.stopped, "{what}");
+        assert!(sum.gap_m.unwrap() >= 2.4, "{what}");
+        let rest = sum.at_rest_since_s.unwrap();
+        assert!(rest < 30.0, "{what}");
+        // Once at rest it does not relaunch (it may inch on toward d_m under the
+        // shield's cap, below 0.1 m/s) nor roll back (1 mm at most).
+        let xs: Vec<(f64, f64, f64)> = recs
+            .iter()
+            .map(|r| (r.t, r.state.pose.x_m, r.state.speed_mps))
+            .collect();
+        let first = xs.iter().position(|(_, _, v)| v.abs() < REST_MPS).unwrap();
+        let mut far = xs[first].1;
+        for (t, x, v) in &xs[first..] {
+            assert!(v.abs() < 0.1, "{what}: relaunched to {v} m/s at {t} s");
+            assert!(x - far > -0.001, "{what}: rolled back to {x} at {t} s");
+            far = far.max(*x);
+        }
+    }
+
+    /// On 9 %, up and down, at 3 and 6.9 m/s.
     #[test]
     fn approaches_on_9_percent_grades_settle_at_their_stop() {
-        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
         for (dir, speed) in [(0.0, 3.0), (0.0, 6.9), (180.0, 3.0), (180.0, 6.9)] {
-            v["ground"]["slope_pct"] = 9.0.into();
-            v["ground"]["slope_dir_deg"] = serde_json::json!(dir);
-            v["start"] = serde_json::json!({"x_m": 0, "y_m": 0, "yaw_rad": 0, "speed_mps": speed});
-            for p in v["route"]["points"].as_array_mut().unwrap() {
-                p["speed_mps"] = speed.into();
-            }
-            v["obstacles"] =
-                serde_json::json!([{"circle": {"x_m": 50.0, "y_m": 0.0, "radius_m": 0.4}}]);
-            v["duration_s"] = 40.0.into();
-            let (sum, recs) = run_logged("grade.json", &v.to_string());
-            let what = format!("slope toward {dir}°, {speed} m/s: {sum:?}");
-            assert!(!sum.collided && sum.stopped, "{what}");
-            assert!(sum.gap_m.unwrap() >= 2.4, "{what}");
-            let rest = sum.at_rest_since_s.unwrap();
-            assert!(rest < 30.0, "{what}");
-            // Once at rest it does not relaunch (it may inch on toward d_m under the
-            // shield's cap, below 0.1 m/s) nor roll back (1 mm at most).
-            let xs: Vec<(f64, f64, f64)> = recs
-                .iter()
-                .map(|r| (r.t, r.state.pose.x_m, r.state.speed_mps))
-                .collect();
-            let first = xs.iter().position(|(_, _, v)| v.abs() < REST_MPS).unwrap();
-            let mut far = xs[first].1;
-            for (t, x, v) in &xs[first..] {
-                assert!(v.abs() < 0.1, "{what}: relaunched to {v} m/s at {t} s");
-                assert!(x - far > -0.001, "{what}: rolled back to {x} at {t} s");
-                far = far.max(*x);
-            }
+            approach_settles(9.0, dir, speed);
+        }
+    }
+
+    /// On a 30 % uphill (the old ULC stopped, rolled back 0.25 to 0.40 m and relaunched
+    /// for the rest of the run).
+    #[test]
+    fn approaches_on_a_30_percent_uphill_settle_at_their_stop() {
+        for speed in [3.0, 6.9] {
+            approach_settles(30.0, 0.0, speed);
         }
     }
 
