@@ -158,6 +158,7 @@ fn summary_csv(s: &acres::jobs::sim::Summary) -> Vec<Vec<String>> {
         "max_lateral_accel_mps2",
         "wheel_lift",
         "rolled_over",
+        "finished_route",
         "slide_first_s",
         "slide_max_offset_m",
         "slide_left_fence_s",
@@ -182,6 +183,7 @@ fn summary_csv(s: &acres::jobs::sim::Summary) -> Vec<Vec<String>> {
         s.max_lateral_accel_mps2.to_string(),
         s.wheel_lift.to_string(),
         s.rolled_over.to_string(),
+        s.finished_route.to_string(),
         opt(s.slide.map(|x| x.first_s)),
         opt(s.slide.map(|x| x.max_offset_m)),
         opt(s.slide.and_then(|x| x.left_fence_s)),
@@ -221,6 +223,7 @@ fn summary_table(summary: &acres::jobs::sim::Summary) -> String {
     ));
     t.push_str(&format!("wheel lift: {}\n", summary.wheel_lift));
     t.push_str(&format!("rolled over: {}\n", summary.rolled_over));
+    t.push_str(&format!("finished the route: {}\n", summary.finished_route));
     match summary.slide {
         None => t.push_str("slid: no\n"),
         Some(s) => {

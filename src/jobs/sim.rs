@@ -92,6 +92,8 @@ pub struct Summary {
     pub wheel_lift: bool,
     /// The vehicle rolled over (the run ends there; a failure like a collision).
     pub rolled_over: bool,
+    /// The vehicle stood at the end of its route at some control step.
+    pub finished_route: bool,
     /// Where the tires slid (asked for more than the ground's friction) while moving:
     /// when first, how far off the path, and whether the vehicle left its geofence
     /// (null: no slide).
@@ -543,6 +545,7 @@ impl Session {
             max_lateral_accel_mps2: t.max_ay,
             wheel_lift: t.lift,
             rolled_over: t.rolled_over,
+            finished_route: t.finished_route,
             slide: t.slide,
             interventions: t.interventions.clone(),
             final_speed_mps: self.plant.speed_mps(),
@@ -592,6 +595,7 @@ struct Tally {
     max_ay: f64,
     lift: bool,
     rolled_over: bool,
+    finished_route: bool,
     /// The tires slid in a physics step since the last control step.
     sliding: bool,
     slide: Option<Slide>,
@@ -642,6 +646,7 @@ impl Tally {
         let rested = self
             .rest_since
             .is_some_and(|t| plant.time_s() - t >= 1.0 - 1e-9);
+        self.finished_route |= row.finished;
         self.standing_at_end = if row.finished && rested {
             self.standing_at_end + 1
         } else {
@@ -760,6 +765,8 @@ mod tests {
         let gap = s.gap_m.unwrap();
         assert!((2.4..=3.5).contains(&gap), "gap {gap} m: {s:?}");
         assert!(s.interventions.get("obstacle").copied().unwrap_or(0) > 0);
+        // Stopped by the object, short of the route's end.
+        assert!(!s.finished_route, "{s:?}");
     }
 
     #[test]
@@ -900,6 +907,7 @@ mod tests {
             "duration_s": 90}"#;
         let (sum, recs) = run_logged("yard.json", text);
         assert!(sum.stopped && !sum.collided && !sum.wheel_lift, "{sum:?}");
+        assert!(sum.finished_route, "{sum:?}");
         assert!((95.0..112.0).contains(&sum.distance_m), "{sum:?}");
         let slowest = recs
             .iter()
