@@ -264,6 +264,7 @@ fn crossing_person(t_c: f64, side: f64) -> ActorSpec {
         },
         end: End::Stop,
         yields: None,
+        radius_m: None,
     }
 }
 
@@ -305,6 +306,7 @@ fn oncoming(t_f: f64, offset: f64, reaction: f64) -> ActorSpec {
             reaction_s: reaction,
             gap_m: ONCOMING_GAP_M,
         }),
+        radius_m: None,
     }
 }
 

@@ -9,12 +9,14 @@ use serde::{Deserialize, Serialize};
 
 /// The radius of a person, m (a standing adult seen from above, with arms).
 pub const PERSON_RADIUS_M: f64 = 0.3;
+/// The radii a person may be given, m: a small child to a person carrying a load.
+pub const PERSON_RADIUS_RANGE_M: (f64, f64) = (0.15, 0.5);
 
 /// What an actor is: its shape in its own frame (x along its heading).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ActorKind {
-    /// A person: a circle of 0.3 m radius.
+    /// A person: a circle of 0.3 m radius, or the actor's `radius_m`.
     Person,
     /// A vehicle: a box of its length and width, centred on its position.
     Vehicle { length_m: f64, width_m: f64 },
@@ -109,6 +111,9 @@ pub struct ActorSpec {
     /// A driver who stops for the ego vehicle in its lane (`straight` motion only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yields: Option<Yield>,
+    /// A person's radius, m: 0.15 to 0.5 (a child about 0.2); [`PERSON_RADIUS_M`] without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius_m: Option<f64>,
 }
 
 /// How a yielding actor drives: once the ego vehicle is ahead in its lane (its width and
@@ -234,6 +239,19 @@ impl ActorSpec {
     }
 
     fn validate_kind(&self) -> Result<(), String> {
+        if let Some(r) = self.radius_m {
+            if self.kind != ActorKind::Person {
+                return Err(
+                    "`radius_m` is for a person (a vehicle or an object has its shape)".into(),
+                );
+            }
+            if !(PERSON_RADIUS_RANGE_M.0..=PERSON_RADIUS_RANGE_M.1).contains(&r) {
+                return Err(format!(
+                    "`radius_m` {r:?} is outside [{}, {}] (a person's radius, m)",
+                    PERSON_RADIUS_RANGE_M.0, PERSON_RADIUS_RANGE_M.1
+                ));
+            }
+        }
         match &self.kind {
             ActorKind::Person => Ok(()),
             ActorKind::Vehicle { length_m, width_m } => {
@@ -382,7 +400,7 @@ impl ActorSpec {
             ActorKind::Person => Obstacle::Circle {
                 x_m: p.x_m,
                 y_m: p.y_m,
-                radius_m: PERSON_RADIUS_M,
+                radius_m: self.radius_m.unwrap_or(PERSON_RADIUS_M),
             },
             ActorKind::Vehicle { length_m, width_m } => Obstacle::Box {
                 x_m: p.x_m,
@@ -407,7 +425,7 @@ impl ActorSpec {
     /// The radius of a circle about the actor's position that holds its shape, m.
     pub fn radius_m(&self) -> f64 {
         match &self.kind {
-            ActorKind::Person => PERSON_RADIUS_M,
+            ActorKind::Person => self.radius_m.unwrap_or(PERSON_RADIUS_M),
             ActorKind::Vehicle { length_m, width_m } => length_m.hypot(*width_m) / 2.0,
             ActorKind::Object(o) => o.reach_from_origin(),
         }
@@ -626,6 +644,7 @@ mod tests {
             },
             end,
             yields: None,
+            radius_m: None,
         }
     }
 
@@ -698,6 +717,7 @@ mod tests {
             start: StartWhen::default(),
             end: End::Stop,
             yields: None,
+            radius_m: None,
         };
         let mut a = Actor::new(s);
         a.trigger(0.0, &at(0.0, 0.0, 0.0));
@@ -748,5 +768,36 @@ mod tests {
         s.kind = ActorKind::Person;
         s.start.at_s = f64::INFINITY;
         assert!(s.validate().unwrap_err().contains("at_s"));
+    }
+
+    /// A person may be given a radius from 0.15 to 0.5 m (a child 0.2): its shape and
+    /// its reach follow it; outside the range, or on a vehicle, it is refused.
+    #[test]
+    fn a_person_takes_its_own_radius() {
+        let mut s = walker(End::Stop);
+        assert_eq!(s.radius_m(), PERSON_RADIUS_M);
+        s.radius_m = Some(0.2);
+        s.validate().unwrap();
+        assert_eq!(s.radius_m(), 0.2);
+        let p = ActorPose {
+            x_m: 1.0,
+            y_m: 2.0,
+            ..ActorPose::default()
+        };
+        assert!(matches!(s.shape_at(&p), Obstacle::Circle { radius_m, .. } if radius_m == 0.2));
+        for bad in [0.149, 0.501, f64::NAN] {
+            s.radius_m = Some(bad);
+            assert!(s.validate().unwrap_err().contains("radius_m"), "{bad}");
+        }
+        s.radius_m = Some(0.2);
+        s.kind = ActorKind::Vehicle {
+            length_m: 4.0,
+            width_m: 2.0,
+        };
+        assert!(s.validate().unwrap_err().contains("for a person"));
+        let json = r#"{"kind": "person", "radius_m": 0.2,
+            "motion": {"waypoints": [{"t_s": 0, "x_m": 0, "y_m": 0}]}}"#;
+        let parsed: ActorSpec = serde_json::from_str(json).unwrap();
+        assert_eq!(parsed.radius_m, Some(0.2));
     }
 }

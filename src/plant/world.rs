@@ -443,6 +443,7 @@ impl World {
                 start: Default::default(),
                 end: Default::default(),
                 yields: None,
+                radius_m: None,
             });
             a.worker = true;
             self.actors.push(a);
@@ -1206,6 +1207,7 @@ mod tests {
             start: Default::default(),
             end: Default::default(),
             yields: None,
+            radius_m: None,
         };
         let mut w = World::new(flat(), vec![]).with_actors(vec![walk]);
         for t in [0.0, 2.0, 3.5714285714285716, 6.0] {
