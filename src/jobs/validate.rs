@@ -207,10 +207,7 @@ fn hold_line(test: String, runs: &[measure::HoldTest]) -> Check {
 
 /// The stops from 7 m/s on every class and state: 14.4 to 18.4 m.
 fn stops(config: &Config) -> Vec<Check> {
-    let cases: Vec<(GroundClass, GroundState)> = GroundClass::ALL
-        .iter()
-        .flat_map(|c| [(*c, GroundState::Dry), (*c, GroundState::Wet)])
-        .collect();
+    let cases = super::validate_physics::every_ground();
     let runs: Vec<f64> = cases
         .par_iter()
         .map(|&(c, s)| measure::stop_test(config, c, s, 7.0).stop_distance_m)
@@ -253,13 +250,11 @@ fn steers(config: &Config) -> Vec<Check> {
         .iter()
         .map(|r| r.max_lateral_accel_mps2)
         .fold(0.0, f64::max);
-    let without: Vec<(GroundClass, GroundState, measure::SteeringStep)> = GroundClass::ALL
-        .iter()
-        .flat_map(|c| [(*c, GroundState::Dry), (*c, GroundState::Wet)])
-        .collect::<Vec<_>>()
-        .par_iter()
-        .map(|&(c, s)| (c, s, measure::steering_step(config, c, s, 7.8, 0.2, false)))
-        .collect();
+    let without: Vec<(GroundClass, GroundState, measure::SteeringStep)> =
+        super::validate_physics::every_ground()
+            .par_iter()
+            .map(|&(c, s)| (c, s, measure::steering_step(config, c, s, 7.8, 0.2, false)))
+            .collect();
     let slid: Vec<(GroundClass, GroundState)> = without
         .iter()
         .filter(|r| !r.2.rolled_over)
@@ -267,12 +262,7 @@ fn steers(config: &Config) -> Vec<Check> {
         .collect();
     // The documented departure: where μ g is below the rollover threshold the tires
     // slide before the vehicle tips (docs/validation.md).
-    let threshold =
-        super::validate_physics::lift_slope(&crate::plant::vehicle::VehicleDynamics::new(
-            &config.control.dynamics,
-            config.control.vehicle.wheelbase_m,
-            100.0 * config.control.dbw.brake.bar_per_percent,
-        ));
+    let threshold = crate::plant::vehicle::VehicleDynamics::of_config(config).lift_slope();
     let below = |(c, s): &(GroundClass, GroundState)| {
         crate::plant::vehicle::ground(Some(*c), *s).0 < threshold
     };

@@ -23,14 +23,6 @@ use crate::plant::world::{Plane, World};
 use crate::plant::{Plant, StartPose};
 use rayon::prelude::*;
 
-fn dynamics(config: &Config) -> VehicleDynamics {
-    VehicleDynamics::new(
-        &config.control.dynamics,
-        config.control.vehicle.wheelbase_m,
-        100.0 * config.control.dbw.brake.bar_per_percent,
-    )
-}
-
 fn pedals(throttle: f64, brake_bar: f64, delta: f64, gear: u8, mode: DriveMode) -> Actuation {
     Actuation {
         road_wheel_rad: delta,
@@ -55,7 +47,8 @@ fn plane(class: GroundClass, state: GroundState, grade: f64, cross: f64) -> Grou
     }
 }
 
-fn every_ground() -> Vec<(GroundClass, GroundState)> {
+/// Every class in both states.
+pub(crate) fn every_ground() -> Vec<(GroundClass, GroundState)> {
     GroundClass::ALL
         .iter()
         .flat_map(|c| [(*c, GroundState::Dry), (*c, GroundState::Wet)])
@@ -79,7 +72,7 @@ fn row(test: String, reference: String, acres: String, pass: bool) -> Check {
 
 /// Runs the set.
 pub fn physics(config: &Config) -> Vec<Check> {
-    let p = dynamics(config);
+    let p = VehicleDynamics::of_config(config);
     vec![
         friction_limit(&p),
         curve_braking(&p),
@@ -212,19 +205,6 @@ fn diagonal_hold(p: &VehicleDynamics) -> Check {
     )
 }
 
-/// The quasi-static side slope of lift: tan φ = e / h, with e half the track less the
-/// roll shift at the felt g sin φ (a fixed point).
-pub fn lift_slope(p: &VehicleDynamics) -> f64 {
-    let mut tan = p.static_stability_factor();
-    for _ in 0..50 {
-        let a = G * tan.atan().sin();
-        let shift =
-            (p.cg_height_m - p.roll_centre_height_m) * (p.roll_gradient_rad_per_mps2 * a).sin();
-        tan = (p.track_m / 2.0 - shift) / p.cg_height_m;
-    }
-    tan
-}
-
 fn side_slope_lift(p: &VehicleDynamics) -> Check {
     let lifts = |cross: f64| {
         let g = plane(GroundClass::Asphalt, GroundState::Dry, 0.0, cross);
@@ -235,7 +215,7 @@ fn side_slope_lift(p: &VehicleDynamics) -> Check {
         .map(|k| k as f64 * 0.005)
         .find(|&c| lifts(c))
         .unwrap_or(f64::INFINITY);
-    let statics = lift_slope(p);
+    let statics = p.lift_slope();
     let ssf = p.static_stability_factor();
     row(
         "side slope at rest, braked, dry asphalt: where the uphill wheels lift".into(),

@@ -49,11 +49,7 @@ impl Plant {
     /// the gear of the start speed (high, or reverse for a negative speed).
     pub fn new(config: &Config, world: World, start: StartPose, enabled: bool) -> Plant {
         let geom = config.control.vehicle.clone();
-        let dynamics = VehicleDynamics::new(
-            &config.control.dynamics,
-            geom.wheelbase_m,
-            100.0 * config.control.dbw.brake.bar_per_percent,
-        );
+        let dynamics = VehicleDynamics::of_config(config);
         let mut vehicle = Vehicle::new(dynamics, start.x_m, start.y_m, start.yaw_rad);
         vehicle.s.vx_mps = start.speed_mps;
         let mut dbw = Dbw::new(&config.control.dbw, geom.wheelbase_m);

@@ -12,7 +12,7 @@ pub mod model;
 pub mod reports;
 
 pub use commands::{BrakeCmd, DbwCommands, DriveMode, GearCmd, SteeringCmd, ThrottleCmd, UlcCmd};
-pub use model::{Actuation, Dbw, DbwError};
+pub use model::{Actuation, Dbw, DbwError, gear_direction};
 pub use reports::DbwReport;
 
 /// The physics rate, Hz (ARCHITECTURE.md "Time": 12 steps per 0.1 s).

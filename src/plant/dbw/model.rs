@@ -104,6 +104,16 @@ pub struct Dbw {
     throttle_est: f64,
 }
 
+/// The direction a gear drives: 1 forward (4 high, 5 low), −1 in reverse (2), 0 in
+/// park and neutral.
+pub fn gear_direction(gear: u8) -> f64 {
+    match gear {
+        2 => -1.0,
+        4 | 5 => 1.0,
+        _ => 0.0,
+    }
+}
+
 /// The ULC's hold on a slope (an acres choice, as Dataspeed's ULC holds a stop: the
 /// brake keeps the vehicle until the drive takes the load): the brake holds this many
 /// times the slope's load...
@@ -357,14 +367,10 @@ impl Dbw {
         }
     }
 
-    /// The direction the engaged gear drives: 1 forward, −1 in reverse, 0 in park and
-    /// neutral.
-    fn gear_dir(&self) -> f64 {
-        match self.gear {
-            2 => -1.0,
-            4 | 5 => 1.0,
-            _ => 0.0,
-        }
+    /// The acceleration gravity takes against the engaged gear's direction, m/s²
+    /// (positive uphill), from the measured pitch.
+    fn grade_accel(&self) -> f64 {
+        gear_direction(self.gear) * crate::ground::class::G * self.grade_sin
     }
 
     /// The signed speed as the speed along the engaged gear's direction (reverse flips it).
@@ -494,7 +500,7 @@ impl Dbw {
     fn ulc_demand(&mut self, speed_mps: f64, dt: f64) -> f64 {
         let l = &self.cfg.ulc;
         let e = self.vel_ref - speed_mps;
-        let a_ff = self.gear_dir() * crate::ground::class::G * self.grade_sin;
+        let a_ff = self.grade_accel();
         let a_des_of = |i: f64| self.accel_ref + l.kp_per_s * e + l.ki_per_s2 * i + a_ff;
         let next = (self.integral + e * dt).clamp(-l.integral_max_m, l.integral_max_m);
         let (a_lo, a_hi) = (
@@ -522,8 +528,7 @@ impl Dbw {
             brake_want = (-a_des - l.coast_decel_mps2) * l.brake_pct_per_mps2;
         }
         let stopping = self.ulc.cmd_type == 1 && self.ulc_cmd == 0.0 && self.vel_ref == 0.0;
-        // The acceleration gravity takes against the gear's direction (positive uphill).
-        let a_grade = self.gear_dir() * crate::ground::class::G * self.grade_sin;
+        let a_grade = self.grade_accel();
         if stopping {
             self.stop_brake = (self.stop_brake.max(l.stop_brake_pct)
                 + l.stop_integral_per_s * speed_mps.abs() * 100.0 * dt)

@@ -111,6 +111,32 @@ impl VehicleDynamics {
         }
     }
 
+    /// The vehicle of a configuration: its block `dynamics`, the wheelbase of block
+    /// `vehicle`, and the brake pressure of 100 % of block `dbw`.
+    pub fn of_config(config: &crate::config::Config) -> VehicleDynamics {
+        let c = &config.control;
+        VehicleDynamics::new(
+            &c.dynamics,
+            c.vehicle.wheelbase_m,
+            100.0 * c.dbw.brake.bar_per_percent,
+        )
+    }
+
+    /// The quasi-static side slope (rise over run) at which the uphill wheels lift:
+    /// `tan φ = e / h`, with `e` half the track less the roll shift at the felt
+    /// `g sin φ` (a fixed point, from the static stability factor). The same figure is
+    /// the lateral acceleration, in g, of lift on the level.
+    pub fn lift_slope(&self) -> f64 {
+        let mut tan = self.static_stability_factor();
+        for _ in 0..50 {
+            let a = G * tan.atan().sin();
+            let shift = (self.cg_height_m - self.roll_centre_height_m)
+                * (self.roll_gradient_rad_per_mps2 * a).sin();
+            tan = (self.track_m / 2.0 - shift) / self.cg_height_m;
+        }
+        tan
+    }
+
     /// From the CG to the rear axle, m.
     pub fn cg_to_rear_m(&self) -> f64 {
         self.wheelbase_m - self.cg_to_front_m

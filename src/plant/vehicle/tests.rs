@@ -280,26 +280,13 @@ fn side_slope(p: VehicleDynamics, cross: f64) -> (bool, bool) {
     (lifted, rolled)
 }
 
-/// The quasi-static side slope at which the uphill wheels lift: tan φ = e / h with
-/// e = t/2 less the roll shift at the felt g sin φ (a fixed point).
-fn lift_slope(p: &VehicleDynamics) -> f64 {
-    let mut tan = p.track_m / (2.0 * p.cg_height_m);
-    for _ in 0..50 {
-        let a = G * (tan.atan()).sin();
-        let shift =
-            (p.cg_height_m - p.roll_centre_height_m) * (p.roll_gradient_rad_per_mps2 * a).sin();
-        tan = (p.track_m / 2.0 - shift) / p.cg_height_m;
-    }
-    tan
-}
-
 #[test]
 fn a_side_slope_lifts_the_uphill_wheels_where_statics_says_and_rolls_over_beyond() {
     // With the shipped parameters the quasi-static limit is about 75 %: 55 % stands (the
     // old plant flagged a lift within 0.35 s from its roll mode's overshoot), 85 % tips
     // the vehicle over.
     let p = VehicleDynamics::default();
-    let limit = lift_slope(&p);
+    let limit = p.lift_slope();
     assert!((0.72..0.78).contains(&limit), "{limit}");
     assert_eq!(side_slope(p.clone(), 0.55), (false, false));
     assert_eq!(side_slope(p.clone(), 0.97 * limit), (false, false));
@@ -317,14 +304,14 @@ fn a_side_slope_lifts_the_uphill_wheels_where_statics_says_and_rolls_over_beyond
         ..p.clone()
     };
     for q in [&p, &low] {
-        let (m, s) = (model_lift(q), lift_slope(q));
+        let (m, s) = (model_lift(q), q.lift_slope());
         assert!(
             (m - s).abs() <= 0.006,
             "h {}: model {m}, statics {s}",
             q.cg_height_m
         );
     }
-    assert!(lift_slope(&low) > limit + 0.08);
+    assert!(low.lift_slope() > limit + 0.08);
     assert_eq!(side_slope(low, 0.8), (false, false));
 }
 

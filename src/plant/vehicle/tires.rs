@@ -50,11 +50,7 @@ fn demands(
     fz: [f64; 2],
     cap: [f64; 2],
 ) -> ([f64; 2], [f64; 2]) {
-    let dir = match act.gear {
-        2 => -1.0,
-        4 | 5 => 1.0,
-        _ => 0.0,
-    };
+    let dir = crate::plant::dbw::gear_direction(act.gear);
     let driven = p.driven(act.drive_mode);
     let fz_driven: f64 = (0..2).filter(|&i| driven.has(i)).map(|i| fz[i]).sum();
     let fz_all = fz[0] + fz[1];
