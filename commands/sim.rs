@@ -35,12 +35,16 @@ pub struct Args {
     /// states of the scenario's actors, to measure the tracker's share).
     #[arg(long, value_name = "MODE", value_parser = ["off", "tracker", "oracle"])]
     moving: Option<String>,
-    /// Run a suite of 30 generated scenarios instead of one: `crossing-person` or
-    /// `oncoming-vehicle` (docs/validation.md "Moving actors"). Without --moving it runs
-    /// each scenario with the moving-object rule off (the reference's shield) and as
-    /// configured, and prints both counts beside the reference's; --plot draws the
-    /// closest approach of each scenario.
-    #[arg(long, value_name = "NAME", value_parser = ["crossing-person", "oncoming-vehicle"],
+    /// Run a suite of 30 generated scenarios instead of one: `crossing-person`,
+    /// `oncoming-vehicle`, `running-child`, `crossing-machine` or `static-clutter`
+    /// (docs/validation.md "Moving actors"). Without --moving it runs each scenario with
+    /// the moving-object rule off (the reference's shield) and as configured, and prints
+    /// per scenario the careful driver's class, the closest approach, the contact, the
+    /// time lost and its bound, then the counts; --plot draws the closest approach of
+    /// each scenario.
+    #[arg(long, value_name = "NAME",
+          value_parser = ["crossing-person", "oncoming-vehicle", "running-child",
+                          "crossing-machine", "static-clutter"],
           conflicts_with_all = ["scenario", "log"])]
     suite: Option<String>,
     /// The image size in pixels, WxH (default: 1100 wide; the height of a map-like plot
@@ -332,73 +336,137 @@ fn suite_csv(results: &[acres::jobs::suite::SuiteResult]) -> Vec<Vec<String>> {
             "suite",
             "moving_rule",
             "scenario",
+            "careful_class",
             "closest_m",
             "collided_by_vehicle",
             "struck_by_actor",
+            "time_lost_s",
+            "time_bound_s",
+            "within_bound",
+            "moving_latency_s",
+            "first_action",
+            "first_action_after_s",
         ]
         .iter()
         .map(|h| h.to_string())
         .collect(),
     ];
+    let opt = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
     for r in results {
         for run in &r.runs {
             rows.push(vec![
                 r.suite.name().to_string(),
                 format!("{:?}", r.moving).to_lowercase(),
                 run.name.clone(),
+                run.careful.map_or("", |c| c.name()).to_string(),
                 run.closest_m.to_string(),
                 run.collided_by_vehicle.to_string(),
                 run.struck_by_actor.to_string(),
+                opt(run.time_lost_s),
+                opt(run.time_bound_s),
+                run.within_bound.to_string(),
+                opt(run.moving_latency_s),
+                run.first_action.map_or("", |f| f.kind).to_string(),
+                opt(run.first_action.map(|f| f.after_s)),
             ]);
         }
     }
     rows
 }
 
-/// The suite's table: a row per scenario, a column pair per mode, then the counts.
+/// A suite run's contact as the table gives it.
+fn contact(run: &acres::jobs::suite::SuiteRun) -> &'static str {
+    if run.collided_by_vehicle {
+        "by the vehicle"
+    } else if run.struck_by_actor {
+        "by the actor"
+    } else {
+        "-"
+    }
+}
+
+/// A run's time lost as the table gives it: `-` where it never finished, `!` beyond its
+/// bound.
+fn lost(run: &acres::jobs::suite::SuiteRun) -> String {
+    match run.time_lost_s {
+        None => "unfinished".into(),
+        Some(l) if !run.within_bound => format!("{} !", output::f2(l)),
+        Some(l) => output::f2(l),
+    }
+}
+
+/// The suite's table: a row per scenario (its careful class and time bound where it has
+/// them), a column triple per mode, then the counts.
 fn suite_table(results: &[acres::jobs::suite::SuiteResult]) -> String {
+    let first = &results[0].runs;
+    let classed = first.iter().any(|r| r.careful.is_some());
+    let bounded = first.iter().any(|r| r.time_bound_s.is_some());
     let mut head = vec!["scenario".to_string()];
+    if classed {
+        head.push("class".into());
+    }
+    if bounded {
+        head.push("bound s".into());
+    }
     for r in results {
-        head.push(format!("closest m ({:?})", r.moving).to_lowercase());
-        head.push(format!("contact ({:?})", r.moving).to_lowercase());
+        let m = format!("{:?}", r.moving).to_lowercase();
+        head.push(format!("closest m ({m})"));
+        head.push(format!("contact ({m})"));
+        head.push(format!("lost s ({m})"));
     }
     let mut rows = vec![head];
-    for i in 0..results[0].runs.len() {
-        let mut row = vec![results[0].runs[i].name.clone()];
+    for (i, run0) in first.iter().enumerate() {
+        let mut row = vec![run0.name.clone()];
+        if classed {
+            row.push(run0.careful.map_or("-", |c| c.name()).to_string());
+        }
+        if bounded {
+            row.push(run0.time_bound_s.map_or("-".into(), output::f2));
+        }
         for r in results {
             let run = &r.runs[i];
             row.push(output::f2(run.closest_m));
-            row.push(
-                if run.collided_by_vehicle {
-                    "by the vehicle"
-                } else if run.struck_by_actor {
-                    "by the actor"
-                } else {
-                    "-"
-                }
-                .to_string(),
-            );
+            row.push(contact(run).to_string());
+            row.push(lost(run));
         }
         rows.push(row);
     }
     let mut t = output::table(&rows);
     for r in results {
-        let label = match r.moving {
-            acres::config::MovingMode::Off => "moving-object rule off (the reference's shield)",
-            acres::config::MovingMode::Tracker => "moving-object rule with the tracker",
-            acres::config::MovingMode::Oracle => {
-                "moving-object rule with the ORACLE (true actor states)"
-            }
-        };
-        t.push_str(&format!(
-            "{}: {label}: collisions by the vehicle {}/{}, struck at rest by the actor {}/{} (reference: {}/30 with its shield)\n",
-            r.suite.name(),
-            r.collisions_by_vehicle,
-            r.scenarios,
-            r.struck_by_actor,
-            r.scenarios,
-            r.reference_collisions
-        ));
+        t.push_str(&suite_counts(r));
     }
     t
+}
+
+/// A suite result's counts in a line.
+fn suite_counts(r: &acres::jobs::suite::SuiteResult) -> String {
+    let label = match r.moving {
+        acres::config::MovingMode::Off => "moving-object rule off (the reference's shield)",
+        acres::config::MovingMode::Tracker => "moving-object rule with the tracker",
+        acres::config::MovingMode::Oracle => {
+            "moving-object rule with the ORACLE (true actor states)"
+        }
+    };
+    let reference = r.reference_collisions.map_or(String::new(), |n| {
+        format!(" (reference: {n}/30 with its shield)")
+    });
+    let must = if r.must_avoid_cases > 0 {
+        format!(
+            ", in must-avoid cases {}/{}",
+            r.must_avoid_collisions, r.must_avoid_cases
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{}: {label}: collisions by the vehicle {}/{}{must}, struck at rest by the actor {}/{}, \
+         beyond the time bound {}, mean time lost {} s{reference}\n",
+        r.suite.name(),
+        r.collisions_by_vehicle,
+        r.scenarios,
+        r.struck_by_actor,
+        r.scenarios,
+        r.over_bound,
+        output::f2(r.mean_time_lost_s),
+    )
 }

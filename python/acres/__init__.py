@@ -251,8 +251,9 @@ def run_scenario(
 
 
 def suite_cases(name: str, config_dir: Optional[PathLike] = None) -> List[Dict[str, Any]]:
-    """The 30 scenarios of a suite (``crossing-person`` or ``oncoming-vehicle``): name,
-    class, speed_mps, parameter and ``scenario`` (a dict, what ``acres sim --scenario`` reads)."""
+    """The 30 scenarios of a suite (``crossing-person``, ``oncoming-vehicle``,
+    ``running-child``, ``crossing-machine`` or ``static-clutter``): name, class, speed_mps,
+    parameter and ``scenario`` (a dict, what ``acres sim --scenario`` reads)."""
     cases = json.loads(_acres.suite_cases(name, _path(config_dir)))
     for c in cases:
         c["scenario"] = json.loads(c["scenario"])

@@ -324,7 +324,8 @@ fn run_scenario(
     serde_json::to_string(&s).map_err(err)
 }
 
-/// The 30 scenarios of a suite (`crossing-person`, `oncoming-vehicle`) as JSON text: a list
+/// The 30 scenarios of a suite (`crossing-person`, `oncoming-vehicle`, `running-child`,
+/// `crossing-machine`, `static-clutter`) as JSON text: a list
 /// of {name, class, speed_mps, parameter, scenario (the scenario's JSON text)}.
 #[pyfunction]
 #[pyo3(signature = (name, config_dir = None))]
@@ -332,7 +333,8 @@ fn suite_cases(py: Python<'_>, name: &str, config_dir: Option<PathBuf>) -> PyRes
     use acres::jobs::suite::{SuiteKind, cases};
     let kind = SuiteKind::from_name(name).ok_or_else(|| {
         err(format!(
-            "suite `{name}`: crossing-person or oncoming-vehicle"
+            "suite `{name}`: crossing-person, oncoming-vehicle, running-child, crossing-machine \
+             or static-clutter"
         ))
     })?;
     let cfg = config(config_dir)?;

@@ -365,6 +365,18 @@ impl Chain {
         &self.shield
     }
 
+    /// The moving objects the moving-object rule saw at the last step (the tracker's, or
+    /// the true ones in the oracle mode; none with the rule off).
+    pub fn moving_objects(&self) -> &[MovingObject] {
+        &self.moving
+    }
+
+    /// Whether the moving-object rule stood aside at the last step to let the vehicle pass
+    /// in front of an object.
+    pub fn passing(&self) -> bool {
+        self.passing
+    }
+
     /// One control step.
     pub fn step(&mut self, input: &ChainInput) -> Result<CommandRow, ChainError> {
         Ok(self.step_inner(input, None, None)?.0)

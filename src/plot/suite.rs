@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::config::MovingMode;
-use crate::jobs::suite::{SuiteKind, SuiteResult};
+use crate::jobs::suite::{SuiteKind, SuiteResult, SuiteRun};
 
 /// The colour of a mode's series.
 fn colour(m: MovingMode) -> RGBColor {
@@ -62,11 +62,13 @@ where
             )
         })
         .collect();
+    let reference = kind
+        .reference_collisions()
+        .map_or(String::new(), |n| format!(" (reference {n}/30)"));
     let title = format!(
-        "{}: collisions by the vehicle, {} (reference {}/30)",
+        "{}: collisions by the vehicle, {}{reference}",
         kind.name(),
         counts.join(", "),
-        kind.reference_collisions()
     );
     let (top, body) = root.split_vertically(60);
     top.draw(&Text::new(
@@ -91,18 +93,40 @@ where
     let y_max = results
         .iter()
         .flat_map(|r| &r.runs)
-        .map(|r| r.closest_m)
+        .map(|r| metric(kind, r))
         .filter(|v| v.is_finite())
         .fold(1.0f64, f64::max)
         * 1.1;
-    let x_desc = match kind {
-        SuiteKind::CrossingPerson => "person's arrival − vehicle's, s",
-        SuiteKind::OncomingVehicle => "the other driver's reaction, s",
-    };
+    let x_desc = kind.parameter_name();
     for (panel, class) in panels.iter().zip(&classes) {
-        draw_panel(panel, results, *class, y_max, x_desc, *class == classes[0])?;
+        let (x_desc, y_desc) = (x_desc, metric_name(kind));
+        draw_panel(
+            panel,
+            results,
+            *class,
+            y_max,
+            (x_desc, y_desc),
+            *class == classes[0],
+        )?;
     }
     Ok(())
+}
+
+/// What the plot shows of a run: the time lost in the static-clutter suite (a run that
+/// never finished at 60 s), else the closest approach, m.
+fn metric(kind: SuiteKind, r: &SuiteRun) -> f64 {
+    match kind {
+        SuiteKind::StaticClutter => r.time_lost_s.unwrap_or(60.0),
+        _ => r.closest_m,
+    }
+}
+
+/// The y axis of [`metric`].
+fn metric_name(kind: SuiteKind) -> &'static str {
+    match kind {
+        SuiteKind::StaticClutter => "time lost, s",
+        _ => "closest approach, m",
+    }
 }
 
 /// One ground's panel: each mode's closest approaches against the parameter, contacts
@@ -112,7 +136,7 @@ fn draw_panel<DB: DrawingBackend>(
     results: &[SuiteResult],
     class: GroundClass,
     y_max: f64,
-    x_desc: &str,
+    (x_desc, y_desc): (&str, &str),
     with_legend: bool,
 ) -> Result<(), PlotError>
 where
@@ -135,17 +159,20 @@ where
         .y_label_area_size(55)
         .build_cartesian_2d(lo - pad..hi + pad, -0.2..y_max)
         .map_err(draw_err)?;
-    axes(&mut chart, x_desc, "closest approach, m", 13)?;
+    axes(&mut chart, x_desc, y_desc, 13)?;
     for r in results {
         let c = colour(r.moving);
         let pts: Vec<(f64, f64)> = r
             .runs
             .iter()
             .filter(|x| x.class == class)
-            .map(|x| (x.parameter, x.closest_m.min(y_max)))
+            .map(|x| (x.parameter, metric(r.suite, x).min(y_max)))
             .collect();
+        // A line joins the cases only where they follow one parameter in order.
+        let ordered = pts.windows(2).all(|w| w[0].0 < w[1].0);
+        let line = if ordered { pts.clone() } else { Vec::new() };
         chart
-            .draw_series(LineSeries::new(pts.clone(), c.mix(0.4).stroke_width(1)))
+            .draw_series(LineSeries::new(line, c.mix(0.4).stroke_width(1)))
             .map_err(draw_err)?
             .label(label(r.moving))
             .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.filled()));
