@@ -57,7 +57,7 @@ fn shield_step(c: &mut Criterion) {
         class: Some(GroundClass::Gravel),
         grade: 0.0,
         moving: &[],
-        passing: false,
+        decel_mps2: 0.0,
     };
     let mut window = ShieldScratch::default();
     let cmd = Command {

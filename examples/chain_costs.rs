@@ -119,7 +119,7 @@ fn shield_calls(
         class: Some(GroundClass::Gravel),
         grade: 0.0,
         moving: &[],
-        passing: false,
+        decel_mps2: 0.0,
     };
     let (r, w) = (
         1.0 / CMD.curvature_per_m,

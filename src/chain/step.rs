@@ -229,8 +229,11 @@ pub struct Chain {
     moving_mode: MovingMode,
     tracker: Tracker,
     moving: Vec<MovingObject>,
-    /// Whether the moving-object rule let the vehicle pass in front at the last step.
+    /// Whether the moving-object rule let the vehicle pass in front at the last step
+    /// (reported, never fed back: each step judges a pass anew).
     passing: bool,
+    /// The time and measured speed (magnitude) of the last step, for the deceleration.
+    last_speed: Option<(f64, f64)>,
     /// The time of the step being taken and of the last one, where a log gives them
     /// ([`Chain::set_time`]); else step × 1/50 s.
     time: Option<f64>,
@@ -262,6 +265,7 @@ impl Chain {
             tracker: Tracker::new(config.control.tracker),
             moving: Vec::new(),
             passing: false,
+            last_speed: None,
             time: None,
             last_time: None,
         })
@@ -348,6 +352,7 @@ impl Chain {
         };
         self.tracker = Tracker::new(self.tracker.config());
         self.passing = false;
+        self.last_speed = None;
     }
 
     /// The path driven.
@@ -429,6 +434,7 @@ impl Chain {
 
         let part = self.path.parts()[self.driver_state.part].clone();
         self.see_moving(input);
+        let decel = self.measured_decel(input);
         let sin = ShieldInput {
             pose: st.pose,
             speed_mps: st.speed_mps,
@@ -438,7 +444,7 @@ impl Chain {
             class: drv.class,
             grade: st.grade,
             moving: &self.moving,
-            passing: self.passing,
+            decel_mps2: decel,
         };
         self.scratch.begin_step();
         let judged = judge
@@ -499,6 +505,18 @@ impl Chain {
             }
             MovingMode::Oracle => {}
         }
+    }
+
+    /// The vehicle's deceleration since the last step, m/s² (positive slowing, 0 at the
+    /// first step or after a relocation), and this step's speed kept for the next.
+    fn measured_decel(&mut self, input: &ChainInput) -> f64 {
+        let (t, v) = (self.step_time(input), input.state.speed_mps.abs());
+        let decel = match self.last_speed {
+            Some((t0, v0)) if t > t0 => ((v0 - v) / (t - t0)).max(0.0),
+            _ => 0.0,
+        };
+        self.last_speed = Some((t, v));
+        decel
     }
 
     /// The last command sent. The first step starts the limits from the vehicle's motion:

@@ -375,6 +375,22 @@ impl ControlConfig {
         c.positive("tracker.window_s", t.window_s, 5.0)?;
         c.positive("tracker.min_speed_mps", t.min_speed_mps, 20.0)?;
         c.positive("tracker.max_missed_s", t.max_missed_s, 5.0)?;
+        c.range("tracker.speed_sigmas", t.speed_sigmas, 0.0, 10.0)?;
+        c.range("tracker.young_extra_s", t.young_extra_s, 0.0, 5.0)?;
+        c.positive("tracker.person_radius_m", t.person_radius_m, 5.0)?;
+        c.positive("tracker.person_top_speed_mps", t.person_top_speed_mps, 15.0)?;
+        c.positive(
+            "tracker.machine_top_speed_mps",
+            t.machine_top_speed_mps,
+            50.0,
+        )?;
+        c.range(
+            "tracker.surface_tolerance_m",
+            t.surface_tolerance_m,
+            0.0,
+            1.0,
+        )?;
+        c.range("tracker.quantum_share", t.quantum_share, 0.0, 5.0)?;
         let k = &self.corridor;
         if s.geofence_margin_m == 0.0 && k.narrow_time_s > 0.0 {
             // w(v) divides by G (vehicle-software.md "Swept corridor").

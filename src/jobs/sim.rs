@@ -323,6 +323,10 @@ pub struct Session {
     next_scan: Option<crate::chain::scan::Scan>,
     /// The ranges of a scan handed back by [`Session::recycle`], the memory of the next.
     spare_ranges: Vec<f64>,
+    /// A factor on the true states' velocities by simulated time (tests of how the rule
+    /// bears a wrong estimate).
+    #[cfg(test)]
+    pub(crate) oracle_scale: Option<fn(f64) -> f64>,
 }
 
 /// What the vehicle is at before a control step: its measured state, its place relative to
@@ -365,9 +369,20 @@ impl Session {
             timed_out: false,
             next_scan: None,
             spare_ranges: Vec::new(),
+            #[cfg(test)]
+            oracle_scale: None,
         };
         session.physics_to_control()?;
         Ok(session)
+    }
+
+    /// The factor on the true states' velocities now: 1 but in tests that set one.
+    fn oracle_factor(&self) -> f64 {
+        #[cfg(test)]
+        if let Some(f) = self.oracle_scale {
+            return f(self.plant.time_s());
+        }
+        1.0
     }
 
     /// Whether the run has ended (its duration, a collision, at rest at the route's end or
@@ -416,10 +431,24 @@ impl Session {
             Some(s) => s,
             None => (self.plant).scan_into(std::mem::take(&mut self.spare_ranges)),
         };
+        let scale = self.oracle_factor();
         let plant = &mut self.plant;
         let v = plant.speed_mps();
         let reach = self.config.control.corridor.range_m;
-        self.chain.set_oracle(oracle_objects(plant, reach));
+        let scaled = |o: MovingObject| {
+            if scale == 1.0 {
+                return o;
+            }
+            MovingObject {
+                vx_mps: o.vx_mps * scale,
+                vy_mps: o.vy_mps * scale,
+                speed_lo_mps: o.speed_lo_mps * scale,
+                speed_hi_mps: o.speed_hi_mps * scale,
+                ..o
+            }
+        };
+        self.chain
+            .set_oracle(oracle_objects(plant, reach).map(scaled));
         // The reports as they stand before the row is applied, built only for a log.
         let report = log.is_some().then(|| plant.report("polaris"));
         let state = plant.chain_state();
@@ -578,13 +607,13 @@ pub fn oracle_objects(plant: &Plant, reach_m: f64) -> impl Iterator<Item = Movin
             if (l.pose.x_m - x).hypot(l.pose.y_m - y) > reach_m + r {
                 return None;
             }
-            Some(MovingObject {
-                x_m: l.pose.x_m,
-                y_m: l.pose.y_m,
-                vx_mps: l.pose.vx_mps,
-                vy_mps: l.pose.vy_mps,
-                radius_m: a.radius_m(),
-            })
+            Some(MovingObject::known(
+                l.pose.x_m,
+                l.pose.y_m,
+                l.pose.vx_mps,
+                l.pose.vy_mps,
+                a.radius_m(),
+            ))
         })
 }
 

@@ -199,7 +199,7 @@ proptest! {
             class: None,
             grade: 0.0,
             moving: &[],
-            passing: false,
+            decel_mps2: 0.0,
         };
         let sh = Shield::new(&Config::builtin(), Grip::Unknown).unwrap();
         let out = sh.limit(Command { curvature_per_m: k, speed_mps: v }, &input).unwrap();

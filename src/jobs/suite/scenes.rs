@@ -75,6 +75,34 @@ fn onset_in_window(e: &Ego, c: &Crossing, frac: f64) -> Option<f64> {
     Some(window[i])
 }
 
+/// A child standing at the crossing's start who runs to its end from `onset` (s).
+pub fn child_actor(crossing: &Crossing, radius: f64, onset: f64) -> ActorSpec {
+    let (y0, y1) = (crossing.y_start_m, crossing.y_end_m);
+    ActorSpec {
+        name: "running child".into(),
+        kind: ActorKind::Person,
+        motion: Motion::Waypoints(vec![
+            Waypoint {
+                t_s: 0.0,
+                x_m: crossing.x_m,
+                y_m: y0,
+            },
+            Waypoint {
+                t_s: (y1 - y0).abs() / crossing.speed_mps,
+                x_m: crossing.x_m,
+                y_m: y1,
+            },
+        ]),
+        start: StartWhen {
+            at_s: onset,
+            trigger: None,
+        },
+        end: End::Stop,
+        yields: None,
+        radius_m: Some(radius),
+    }
+}
+
 /// How far a running child's place may move out, in steps of 0.5 m, to find a case with a
 /// must-avoid window.
 const CHILD_FARTHER_STEPS: usize = 4;
@@ -107,29 +135,7 @@ pub fn running_child(
         let onset = onset_in_window(&e, &crossing, frac)?;
         Some((lateral, crossing, onset))
     })?;
-    let actor = ActorSpec {
-        name: "running child".into(),
-        kind: ActorKind::Person,
-        motion: Motion::Waypoints(vec![
-            Waypoint {
-                t_s: 0.0,
-                x_m: MEET_X_M,
-                y_m: side * lateral,
-            },
-            Waypoint {
-                t_s: (lateral + CHILD_RUNS_TO_M) / run,
-                x_m: MEET_X_M,
-                y_m: -side * CHILD_RUNS_TO_M,
-            },
-        ]),
-        start: StartWhen {
-            at_s: onset,
-            trigger: None,
-        },
-        end: End::Stop,
-        yields: None,
-        radius_m: Some(radius),
-    };
+    let actor = child_actor(&crossing, radius, onset);
     Some(SceneCase {
         label: format!(
             "{}, {lateral:.1} m, {run:.1} m/s, r {radius:.2}, onset {:+.2} s",
