@@ -173,6 +173,8 @@ fn summary_csv(s: &acres::jobs::sim::Summary) -> Vec<Vec<String>> {
         "contacts",
         "closest_actor_m",
         "moving_rule",
+        "moving_first_action",
+        "moving_first_action_s",
         "ok",
         "verdict",
     ];
@@ -198,6 +200,8 @@ fn summary_csv(s: &acres::jobs::sim::Summary) -> Vec<Vec<String>> {
         s.contacts.len().to_string(),
         opt(s.closest_actor_m),
         format!("{:?}", s.moving_rule).to_lowercase(),
+        s.moving_first_action.map_or("", |a| a.kind).to_string(),
+        opt(s.moving_first_action.map(|a| a.t_s)),
         ok.to_string(),
         verdict,
     ];
@@ -257,6 +261,12 @@ fn summary_table(summary: &acres::jobs::sim::Summary) -> String {
     ));
     if let Some(c) = summary.closest_actor_m {
         t.push_str(&format!("closest approach to an actor: {c:.2} m\n"));
+    }
+    if let Some(a) = summary.moving_first_action {
+        t.push_str(&format!(
+            "moving-object rule first acted: {} at {:.2} s\n",
+            a.kind, a.t_s
+        ));
     }
     for c in &summary.contacts {
         let who = match c.by {

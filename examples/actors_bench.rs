@@ -1,6 +1,9 @@
-//! Moving actors' cost (issue [actors]): `cargo run --release --example actors_bench`.
+//! Moving actors' cost (issue [actors]): `cargo run --release --example actors_bench [N]`,
+//! N walkers (10 by default; 20 for the [tracks] issue's 20 tracked objects, spread twice
+//! as densely along the lane so that as many are in view).
 //!
-//! Prints one JSON line, medians of 5 runs, CPU time of this process:
+//! Prints one JSON line, medians of 5 runs, CPU time of this process (the keys name 10
+//! actors whatever N is, so that runs of two builds compare key by key):
 //! - `sim_steps_per_cpu_s_10_actors`: physics steps per CPU-second of `acres sim` on a
 //!   160 m gravel lane at 6.9 m/s with 10 persons walking loops beside it (target
 //!   200,000), and `sim_steps_per_cpu_s_opening` for the opening scenario in the same run;
@@ -22,22 +25,20 @@ mod common;
 
 use common::{cpu_s, median};
 
-/// The lane with 10 persons walking 8 m loops beside it, 6 to 15 m off its centre line.
-fn lane_with_walkers() -> Scenario {
+/// The lane with `n` persons walking 8 m loops beside it, 6 to 15 m off its centre line,
+/// spread over its first 140 m.
+fn lane_with_walkers(n: usize) -> Scenario {
     let points: Vec<serde_json::Value> = (0..=80)
         .map(|i| {
             serde_json::json!({"x": 2.0 * i as f64, "y": 0.0, "speed_mps": 6.9,
                                "class": "gravel", "direction": "forward"})
         })
         .collect();
-    let actors: Vec<serde_json::Value> = (0..10)
+    let actors: Vec<serde_json::Value> = (0..n)
         .map(|k| {
-            let x = 15.0 + 14.0 * k as f64;
-            let y = if k % 2 == 0 {
-                6.0 + k as f64
-            } else {
-                -6.0 - k as f64
-            };
+            let x = 15.0 + 140.0 / n as f64 * k as f64;
+            let off = (k % 10) as f64;
+            let y = if k % 2 == 0 { 6.0 + off } else { -6.0 - off };
             serde_json::json!({"name": format!("walker {k}"), "kind": "person",
                 "motion": {"waypoints": [{"t_s": 0, "x_m": x, "y_m": y},
                                          {"t_s": 5.7, "x_m": x + 8.0, "y_m": y},
@@ -111,7 +112,15 @@ fn recorded(cfg: &Config, s: &Scenario) -> Vec<(VehicleState, Scan)> {
 fn main() {
     let cfg = Config::builtin();
     let opening = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
-    let lane = lane_with_walkers();
+    let n = match std::env::args().nth(1).map(|a| a.parse::<usize>()) {
+        None => 10,
+        Some(Ok(n)) if (1..=200).contains(&n) => n,
+        Some(_) => {
+            eprintln!("usage: actors_bench [N]  (N walkers, 1 to 200; default 10)");
+            std::process::exit(2);
+        }
+    };
+    let lane = lane_with_walkers(n);
     let mut with_actors = Vec::new();
     let mut base = Vec::new();
     let mut rule = Vec::new();

@@ -11,7 +11,7 @@ use crate::chain::envelope::{Grip, GroundClass};
 use crate::chain::path::Path;
 use crate::chain::scan::{Scan, ScanError};
 use crate::chain::shield::{
-    Command, Intervention, Pose, Shield, ShieldInput, ShieldOutput, ShieldScratch,
+    Command, Intervention, MovingDecision, Pose, Shield, ShieldInput, ShieldOutput, ShieldScratch,
 };
 use crate::chain::tracker::{MovingObject, Tracker};
 use crate::config::{ChainConfig, Config, MovingMode};
@@ -229,9 +229,9 @@ pub struct Chain {
     moving_mode: MovingMode,
     tracker: Tracker,
     moving: Vec<MovingObject>,
-    /// Whether the moving-object rule let the vehicle pass in front at the last step
-    /// (reported, never fed back: each step judges a pass anew).
-    passing: bool,
+    /// What the moving-object rule decided at the last step (reported, never fed back:
+    /// each step judges a pass anew).
+    decision: MovingDecision,
     /// The time and measured speed (magnitude) of the last step, for the deceleration.
     last_speed: Option<(f64, f64)>,
     /// The time of the step being taken and of the last one, where a log gives them
@@ -264,7 +264,7 @@ impl Chain {
             moving_mode: config.control.shield.moving_obstacle,
             tracker: Tracker::new(config.control.tracker),
             moving: Vec::new(),
-            passing: false,
+            decision: MovingDecision::None,
             last_speed: None,
             time: None,
             last_time: None,
@@ -351,7 +351,7 @@ impl Chain {
             hint: best.2,
         };
         self.tracker = Tracker::new(self.tracker.config());
-        self.passing = false;
+        self.decision = MovingDecision::None;
         self.last_speed = None;
     }
 
@@ -379,7 +379,21 @@ impl Chain {
     /// Whether the moving-object rule stood aside at the last step to let the vehicle pass
     /// in front of an object.
     pub fn passing(&self) -> bool {
-        self.passing
+        self.decision == MovingDecision::Pass
+    }
+
+    /// What the moving-object rule decided at the last step.
+    pub fn moving_decision(&self) -> MovingDecision {
+        self.decision
+    }
+
+    /// Every track of the tracker at the last step (none unless the rule runs on the
+    /// tracker), as a log shows them.
+    pub fn tracks(&self, out: &mut Vec<crate::chain::tracker::TrackView>) {
+        out.clear();
+        if self.moving_mode == MovingMode::Tracker {
+            self.tracker.tracks(self.tracker.last_time_s(), out);
+        }
     }
 
     /// One control step.
@@ -463,7 +477,7 @@ impl Chain {
             last,
             self.cfg.curvature_rate_max_per_m_s * dt,
         );
-        self.passing = shielded.passing;
+        self.decision = shielded.moving;
         let (v, gear, brake_hold) = gear_logic(&self.cfg, st, shielded.command.speed_mps, last, dt);
         let out = Command {
             curvature_per_m: shielded.command.curvature_per_m,
@@ -617,7 +631,9 @@ fn shield_and_rate(
         first.interventions.extend(again.interventions);
         first.command = again.command;
         first.obstacle_distance_m = first.obstacle_distance_m.min(again.obstacle_distance_m);
-        first.passing |= again.passing;
+        if again.moving != MovingDecision::None {
+            first.moving = again.moving;
+        }
     }
     first
 }

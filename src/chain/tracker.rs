@@ -93,6 +93,26 @@ pub struct MovingObject {
     pub radius_m: f64,
     pub speed_lo_mps: f64,
     pub speed_hi_mps: f64,
+    /// The track's number (the actor's index + 1 for the true states; 0: none).
+    #[serde(default)]
+    pub id: u64,
+}
+
+/// A track as a log shows it: its number, where it is, its velocity and speed interval
+/// (0 where it has none), its radius, whether it is a moving object, and how long it has
+/// been tracked.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TrackView {
+    pub id: u64,
+    pub x_m: f64,
+    pub y_m: f64,
+    pub vx_mps: f64,
+    pub vy_mps: f64,
+    pub speed_lo_mps: f64,
+    pub speed_hi_mps: f64,
+    pub radius_m: f64,
+    pub moving: bool,
+    pub age_s: f64,
 }
 
 impl MovingObject {
@@ -107,6 +127,7 @@ impl MovingObject {
             radius_m,
             speed_lo_mps: v,
             speed_hi_mps: v,
+            id: 0,
         }
     }
 }
@@ -199,6 +220,10 @@ const HISTORY: usize = 64;
 
 #[derive(Debug, Clone, PartialEq)]
 struct Track {
+    /// Its number, from 1 in the order tracks start.
+    id: u64,
+    /// When it was first seen, s.
+    first_seen_s: f64,
     /// The first centroid: a static object's centroid never leaves its own extent.
     origin: (f64, f64),
     /// (t, x, y) of the centroids, oldest first.
@@ -215,9 +240,11 @@ struct Track {
 }
 
 impl Track {
-    /// A track started by cluster `c` at time `t`.
-    fn start(c: Cluster, t: f64) -> Track {
+    /// Track `id`, started by cluster `c` at time `t`.
+    fn start(id: u64, c: Cluster, t: f64) -> Track {
         Track {
+            id,
+            first_seen_s: t,
             origin: (c.x, c.y),
             history: std::iter::once((t, c.x, c.y)).collect(),
             radius: c.radius,
@@ -347,6 +374,10 @@ pub struct Tracker {
     predicted: Vec<(f64, f64)>,
     /// The angle between neighbouring beams of the last scan, rad.
     beam_step: f64,
+    /// The number of the last track started.
+    next_id: u64,
+    /// The time of the last scan taken, s.
+    t_last: f64,
     /// This scan's returns in the world frame, and where each run of them begins.
     points: Vec<(f64, f64)>,
     starts: Vec<usize>,
@@ -422,8 +453,14 @@ impl Tracker {
         self.cfg
     }
 
+    /// The time of the last scan taken, s.
+    pub fn last_time_s(&self) -> f64 {
+        self.t_last
+    }
+
     /// Takes the scan of time `t_s` seen from `pose`.
     pub fn update(&mut self, t_s: f64, pose: Pose, scan: &Scan, geometry: &ScanGeometry) {
+        self.t_last = t_s;
         self.cluster(pose, scan, geometry);
         self.associate(t_s);
         let (window, missed) = (self.cfg.window_s, self.cfg.max_missed_s);
@@ -490,6 +527,39 @@ impl Tracker {
                 radius_m: k.radius,
                 speed_lo_mps: lo,
                 speed_hi_mps: hi,
+                id: k.id,
+            });
+        }
+    }
+
+    /// Every track, moving or not, as a log shows it at time `t_s`.
+    pub fn tracks(&self, t_s: f64, out: &mut Vec<TrackView>) {
+        out.clear();
+        let min_speed = self.cfg.min_speed_mps;
+        for k in &self.tracks {
+            let &(t, x, y) = k.history.back().expect("a track has a centroid");
+            let moving = k.is_moving(min_speed);
+            let (vx, vy) = if moving {
+                k.velocity.unwrap_or((0.0, 0.0))
+            } else {
+                (0.0, 0.0)
+            };
+            let (lo, hi) = if moving {
+                self.speed_interval(k, vx.hypot(vy), t)
+            } else {
+                (0.0, 0.0)
+            };
+            out.push(TrackView {
+                id: k.id,
+                x_m: x,
+                y_m: y,
+                vx_mps: vx,
+                vy_mps: vy,
+                speed_lo_mps: lo,
+                speed_hi_mps: hi,
+                radius_m: k.radius,
+                moving,
+                age_s: t_s - k.first_seen_s,
             });
         }
     }
@@ -674,7 +744,8 @@ impl Tracker {
         }
         for (ci, c) in self.clusters.iter().enumerate() {
             if clusters[ci] != PAIRED {
-                self.tracks.push(Track::start(*c, t));
+                self.next_id += 1;
+                self.tracks.push(Track::start(self.next_id, *c, t));
             }
         }
     }
@@ -717,8 +788,10 @@ mod tests {
                 take(&mut tracks[ki], tr.clusters[ci], t, tr.cfg.max_size_m);
             }
         }
+        let mut next = tr.next_id;
         for (c, _) in tr.clusters.iter().zip(&c_done).filter(|(_, done)| !**done) {
-            tracks.push(Track::start(*c, t));
+            next += 1;
+            tracks.push(Track::start(next, *c, t));
         }
         tracks
     }

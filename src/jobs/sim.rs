@@ -9,7 +9,8 @@
 
 use crate::chain::envelope::{Grip, GroundClass};
 use crate::chain::path::Path;
-use crate::chain::tracker::MovingObject;
+use crate::chain::shield::MovingDecision;
+use crate::chain::tracker::{MovingObject, TrackView};
 use crate::chain::{Chain, ChainInput, CommandRow, VehicleState as ChainState};
 use crate::config::Config;
 use crate::formats::scenario::{Scenario, ScenarioError};
@@ -107,6 +108,8 @@ pub struct Summary {
     /// The closest the footprint came to an actor over the run, m (null without actors).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closest_actor_m: Option<f64>,
+    /// When the moving-object rule first acted (a cap or a pass), s, and how (null: never).
+    pub moving_first_action: Option<MovingAction>,
     /// What the moving-object rule saw: `off`, `tracker`, or `oracle` (the true actor
     /// states, not a result a vehicle could have).
     pub moving_rule: crate::config::MovingMode,
@@ -264,6 +267,13 @@ pub struct LogRecord {
     /// Where each actor of the scenario is (null once vanished); left out without actors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actors: Vec<Option<[f64; 2]>>,
+    /// The tracker's tracks, moving or not; left out where there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tracks: Vec<TrackView>,
+    /// What the moving-object rule decided; left out where there are no tracks and it
+    /// did nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moving_decision: Option<MovingDecision>,
 }
 
 /// Runs a scenario to its end (its duration, a collision, 1 s at rest at the route's end
@@ -473,12 +483,16 @@ impl Session {
             self.chain.shield().fence_clearance(p)
         });
         let end = self.tally.control(plant, &row, v, fence.flatten());
+        let decision = self.chain.moving_decision();
+        self.tally.decided(plant.time_s(), decision);
         if let (Some(w), Some(report)) = (log, report) {
             let ranges = self.record_scan.then(|| scan_returns(&scan));
-            write_record(
-                w,
-                &record(plant, self.control, state, ranges, row.clone(), report),
-            )?;
+            let mut rec = record(plant, self.control, state, ranges, row.clone(), report);
+            self.chain.tracks(&mut rec.tracks);
+            if !rec.tracks.is_empty() || decision != MovingDecision::None {
+                rec.moving_decision = Some(decision);
+            }
+            write_record(w, &rec)?;
         }
         self.control += 1;
         if end {
@@ -580,6 +594,7 @@ impl Session {
             final_speed_mps: self.plant.speed_mps(),
             contacts: t.contacts.clone(),
             closest_actor_m: t.closest_actor,
+            moving_first_action: t.moving_first,
             moving_rule: self.config.control.shield.moving_obstacle,
             final_class: self.plant.ground().class,
             obstacle_margin_m: self
@@ -601,20 +616,33 @@ pub fn oracle_objects(plant: &Plant, reach_m: f64) -> impl Iterator<Item = Movin
         .actors()
         .iter()
         .zip(world.live_actors())
-        .filter_map(move |(a, l)| {
+        .enumerate()
+        .filter_map(move |(k, (a, l))| {
             let l = l.as_ref()?;
             let r = a.radius_m();
             if (l.pose.x_m - x).hypot(l.pose.y_m - y) > reach_m + r {
                 return None;
             }
-            Some(MovingObject::known(
+            let o = MovingObject::known(
                 l.pose.x_m,
                 l.pose.y_m,
                 l.pose.vx_mps,
                 l.pose.vy_mps,
                 a.radius_m(),
-            ))
+            );
+            Some(MovingObject {
+                id: k as u64 + 1,
+                ..o
+            })
         })
+}
+
+/// The moving-object rule's first action in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MovingAction {
+    pub t_s: f64,
+    /// `cap` or `pass`.
+    pub kind: &'static str,
 }
 
 /// What a run counts as it goes, and when it ends.
@@ -631,6 +659,7 @@ struct Tally {
     collided: bool,
     contacts: Vec<Contact>,
     closest_actor: Option<f64>,
+    moving_first: Option<MovingAction>,
     interventions: BTreeMap<String, u64>,
     /// Control steps at the route's end after a whole second at rest.
     standing_at_end: u64,
@@ -641,6 +670,16 @@ struct Tally {
 }
 
 impl Tally {
+    /// The moving-object rule's decision at a control step of time `t_s`.
+    fn decided(&mut self, t_s: f64, d: MovingDecision) {
+        let kind = match d {
+            MovingDecision::None => return,
+            MovingDecision::Cap { .. } => "cap",
+            MovingDecision::Pass => "pass",
+        };
+        self.moving_first.get_or_insert(MovingAction { t_s, kind });
+    }
+
     /// A control step with the chain's row (`v` the speed it saw); whether the run ends:
     /// a collision, 1 s at rest at the route's end, or 3 s standing.
     fn control(
@@ -752,6 +791,8 @@ fn record(
         row,
         dbw,
         actors,
+        tracks: Vec::new(),
+        moving_decision: None,
     }
 }
 
@@ -782,6 +823,57 @@ mod tests {
         let s = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
         let p = s.path(None).unwrap();
         run(&Config::builtin(), &s, p, log).unwrap()
+    }
+
+    /// The log of a crossing with the tracker carries its tracks, numbered, moving or not,
+    /// ageing as the run goes, and the rule's decision on every step with tracks; the
+    /// summary's first action is the first logged cap or pass. A run with nothing to
+    /// track has neither key in any line.
+    #[test]
+    fn the_log_shows_the_tracks_and_the_rule_s_decisions() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/scenarios/crossing_person.json");
+        let s = Scenario::load(Some(&path)).unwrap();
+        let c = Config::builtin();
+        let mut log = Vec::new();
+        let summary = run(&c, &s, s.route().unwrap(), Some(&mut log)).unwrap();
+        let lines: Vec<serde_json::Value> = log
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        let mut ages: std::collections::HashMap<u64, f64> = Default::default();
+        let mut first: Option<(f64, String)> = None;
+        let mut moving_seen = false;
+        for l in &lines {
+            let tracks = l.get("tracks").and_then(|t| t.as_array());
+            assert_eq!(tracks.is_some(), l.get("moving_decision").is_some(), "{l}");
+            for t in tracks.into_iter().flatten() {
+                let id = t["id"].as_u64().unwrap();
+                let age = t["age_s"].as_f64().unwrap();
+                assert!(id >= 1 && age >= 0.0, "{t}");
+                assert!(ages.get(&id).is_none_or(|a| age > *a), "{t}");
+                ages.insert(id, age);
+                moving_seen |= t["moving"].as_bool().unwrap();
+            }
+            let kind = l["moving_decision"]["kind"].as_str().unwrap_or("none");
+            if kind != "none" && first.is_none() {
+                first = Some((l["t"].as_f64().unwrap(), kind.to_string()));
+            }
+        }
+        assert!(moving_seen, "the person was never a moving track");
+        let a = summary.moving_first_action.expect("the rule acted");
+        let (t, kind) = first.expect("a logged decision");
+        assert_eq!((a.t_s, a.kind), (t, kind.as_str()));
+        // Nothing to track: an empty lane.
+        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+        v["obstacles"] = serde_json::json!([]);
+        let empty = Scenario::from_json_str("empty", &v.to_string()).unwrap();
+        let mut log = Vec::new();
+        let s2 = run(&c, &empty, empty.route().unwrap(), Some(&mut log)).unwrap();
+        let text = String::from_utf8(log).unwrap();
+        assert!(!text.contains("\"tracks\"") && !text.contains("moving_decision"));
+        assert!(s2.moving_first_action.is_none());
     }
 
     #[test]

@@ -227,6 +227,7 @@ impl Figure<'_> {
             .map_err(draw_err)?;
         self.draw_final(&mut chart)?;
         draw_actors(&mut chart, self.scenario, self.records, self.summary)?;
+        draw_tracks(&mut chart, self.records)?;
         scale_bar(&mut chart)?;
         self.draw_legend(&bottom, w)
     }
@@ -416,7 +417,7 @@ impl Figure<'_> {
         DB::ErrorType: 'static,
     {
         let font = ("sans-serif", 15).into_font();
-        let entries: [(&str, Sample); 7] = [
+        let mut entries: Vec<(&str, Sample)> = vec![
             ("reference path", Sample::Dashed(GREY)),
             ("vehicle trace (rear axle)", Sample::Line(INK, 2)),
             ("pure-pursuit arc, look-ahead point", Sample::Line(BLUE, 2)),
@@ -425,6 +426,17 @@ impl Figure<'_> {
             ("final footprint", Sample::Outline(INK)),
             ("gap and d_m", Sample::Line(DIM, 1)),
         ];
+        use crate::chain::shield::MovingDecision;
+        let tracked = self.records.iter().any(|r| {
+            r.tracks.iter().any(|t| t.moving)
+                || r.moving_decision.is_some_and(|d| d != MovingDecision::None)
+        });
+        if tracked {
+            entries.push((
+                "tracks; rule: ▲ cap ● pass × let go",
+                Sample::Line(RGBColor(0, 140, 140), 2),
+            ));
+        }
         let col = (w.saturating_sub(2 * MARGIN_PX) / 4).max(1) as i32;
         for (i, (label, sample)) in entries.iter().enumerate() {
             let (cx, cy) = (
@@ -643,6 +655,84 @@ where
     Ok(())
 }
 
+/// What the tracker saw and what the moving-object rule made of it, where the log has
+/// them: the path of each track while it was a moving object (teal), and the vehicle's
+/// place each time the rule's decision changed (a triangle where it began to cap, a dot
+/// where it stood aside to pass, a cross where it let go).
+fn draw_tracks<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    records: &[LogRecord],
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    use crate::chain::shield::MovingDecision;
+    let teal = RGBColor(0, 140, 140);
+    let mut paths: std::collections::BTreeMap<u64, Vec<(f64, f64)>> = Default::default();
+    for r in records {
+        for t in r.tracks.iter().filter(|t| t.moving) {
+            paths.entry(t.id).or_default().push((t.x_m, t.y_m));
+        }
+    }
+    for (k, path) in paths.into_values().enumerate() {
+        let series = chart
+            .draw_series(LineSeries::new(path, teal.stroke_width(2)))
+            .map_err(draw_err)?;
+        if k == 0 {
+            series
+                .label("tracker: moving tracks")
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], teal.stroke_width(2))
+                });
+        }
+    }
+    let kind = |d: Option<MovingDecision>| match d.unwrap_or_default() {
+        MovingDecision::None => 0,
+        MovingDecision::Cap { .. } => 1,
+        MovingDecision::Pass => 2,
+    };
+    let (orange, green, grey) = (
+        RGBColor(230, 120, 0),
+        RGBColor(0, 150, 60),
+        RGBColor(90, 90, 90),
+    );
+    let mut shown = [false; 3];
+    let mut last = 0;
+    for r in records {
+        let now = kind(r.moving_decision);
+        if now == last {
+            continue;
+        }
+        last = now;
+        let at = (r.state.pose.x_m, r.state.pose.y_m);
+        let (marker, label, colour): (DynElement<'static, DB, (f64, f64)>, _, _) = match now {
+            1 => (
+                TriangleMarker::new(at, 9, orange.filled()).into_dyn(),
+                "moving-object rule: caps from here",
+                orange,
+            ),
+            2 => (
+                Circle::new(at, 7, green.filled()).into_dyn(),
+                "moving-object rule: passes from here",
+                green,
+            ),
+            _ => (
+                Cross::new(at, 6, grey.stroke_width(2)).into_dyn(),
+                "moving-object rule: lets go here",
+                grey,
+            ),
+        };
+        let series = chart.draw_series([marker]).map_err(draw_err)?;
+        if !shown[now] {
+            shown[now] = true;
+            series
+                .label(label)
+                .legend(move |(x, y)| Circle::new((x + 12, y), 5, colour.filled()));
+        }
+    }
+    Ok(())
+}
+
 /// Each actor's track (purple, a dot where it is at the end), and each contact of the
 /// run (a cross at the actor's place or the vehicle's front, with who made it).
 fn draw_actors<DB: DrawingBackend>(
@@ -724,4 +814,27 @@ where
             .map_err(draw_err)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run whose log has tracks draws them and the rule's decisions, with their legend
+    /// entry; a run with no tracks has neither.
+    #[test]
+    fn a_run_with_tracks_draws_them_and_one_without_does_not() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let c = Config::builtin();
+        for (file, tracked) in [("crossing_person.json", true), ("opening.json", false)] {
+            let s = Scenario::load(Some(&root.join("data/scenarios").join(file))).unwrap();
+            let route = s.route().unwrap();
+            let mut log = Vec::new();
+            let summary = crate::jobs::sim::run(&c, &s, route.clone(), Some(&mut log)).unwrap();
+            let svg = pure_pursuit_of_log(&c, &s, &route, &log, &summary, ImageFormat::Svg);
+            let svg = String::from_utf8(svg.unwrap()).unwrap();
+            let has = svg.contains("tracks; rule:");
+            assert_eq!(has, tracked, "{file}");
+        }
+    }
 }

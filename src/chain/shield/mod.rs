@@ -116,8 +116,28 @@ pub struct ShieldOutput {
     pub interventions: Vec<Intervention>,
     /// The free distance of the obstacle rule after the response distance, m.
     pub obstacle_distance_m: f64,
+    /// What the moving-object rule decided.
+    pub moving: MovingDecision,
+}
+
+impl ShieldOutput {
     /// Whether the moving-object rule stood aside to let the vehicle pass in front.
-    pub passing: bool,
+    pub fn passing(&self) -> bool {
+        self.moving == MovingDecision::Pass
+    }
+}
+
+/// What the moving-object rule decided at a step (the log's `moving_decision`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum MovingDecision {
+    /// No sweep lowered the command.
+    #[default]
+    None,
+    /// A cap: the speed and the object (its track's number) whose sweep binds.
+    Cap { speed_mps: f64, object: u64 },
+    /// The vehicle passes in front of the objects: the rule stands aside.
+    Pass,
 }
 
 /// Reusable buffers of the shield, so that a step allocates nothing, and after
@@ -226,8 +246,8 @@ enum Moving {
     Clear,
     /// The vehicle passes in front of the objects: the rule stands aside.
     Pass,
-    /// The cap and the free distance that bind.
-    Cap(f64, f64),
+    /// The cap, the free distance and the object (its number) that bind.
+    Cap(f64, f64, u64),
 }
 
 /// The longest horizon over which a pass is judged, s.
@@ -298,33 +318,33 @@ fn speed_interval(o: &MovingObject, estimate: f64) -> (f64, f64) {
     }
 }
 
-/// The distance from the segment `a`–`b` to the box `[x0, x1, y0, y1]`, 0 where they meet:
-/// two convex shapes apart are nearest at a corner of one of them.
-fn segment_box_gap(a: (f64, f64), b: (f64, f64), [x0, x1, y0, y1]: [f64; 4]) -> f64 {
-    let to_box = |(x, y): (f64, f64)| {
-        let gx = (x0 - x).max(x - x1).max(0.0);
-        let gy = (y0 - y).max(y - y1).max(0.0);
-        gx.hypot(gy)
-    };
+/// The squared distance from the segment `a`–`b` to the box `[x0, x1, y0, y1]`, 0 where
+/// they meet: two convex shapes apart are nearest at a corner of one of them.
+fn segment_box_gap2(a: (f64, f64), b: (f64, f64), [x0, x1, y0, y1]: [f64; 4]) -> f64 {
     if crosses_box(a, b, [x0, x1, y0, y1]) {
         return 0.0;
     }
+    let to_box = |(x, y): (f64, f64)| {
+        let gx = (x0 - x).max(x - x1).max(0.0);
+        let gy = (y0 - y).max(y - y1).max(0.0);
+        gx * gx + gy * gy
+    };
+    let (ex, ey) = (b.0 - a.0, b.1 - a.1);
+    let len2 = ex * ex + ey * ey;
     let to_segment = |(x, y): (f64, f64)| {
-        let (ex, ey) = (b.0 - a.0, b.1 - a.1);
-        let len2 = ex * ex + ey * ey;
         let k = if len2 > 0.0 {
             (((x - a.0) * ex + (y - a.1) * ey) / len2).clamp(0.0, 1.0)
         } else {
             0.0
         };
-        (x - a.0 - k * ex).hypot(y - a.1 - k * ey)
+        let (dx, dy) = (x - a.0 - k * ex, y - a.1 - k * ey);
+        dx * dx + dy * dy
     };
-    let corners = [(x0, y0), (x0, y1), (x1, y0), (x1, y1)];
-    corners
-        .into_iter()
-        .map(to_segment)
-        .chain([to_box(a), to_box(b)])
-        .fold(f64::INFINITY, f64::min)
+    let mut best = to_box(a).min(to_box(b));
+    for c in [(x0, y0), (x0, y1), (x1, y0), (x1, y1)] {
+        best = best.min(to_segment(c));
+    }
+    best
 }
 
 /// Whether the segment `a`–`b` meets the box (Liang–Barsky clipping).
@@ -509,7 +529,7 @@ impl Shield {
                 command: Command::default(),
                 interventions: out,
                 obstacle_distance_m: 0.0,
-                passing: false,
+                moving: MovingDecision::None,
             };
         }
         let (kappa, mut v) = self.actuator_limits(cmd, &mut out);
@@ -544,12 +564,18 @@ impl Shield {
         }
 
         // Moving-object rule: the same cap on the free distance to the predicted sweeps.
-        let mut passing = false;
+        let mut decision = MovingDecision::None;
         if self.obstacle_on && !input.moving.is_empty() {
             match self.moving_cap(v, kappa, reverse, &rule, input, scratch) {
-                Moving::Cap(cap, d) => v = lower(&mut out, Rule::MovingObstacle, v, cap, Some(d)),
+                Moving::Cap(cap, d, object) => {
+                    v = lower(&mut out, Rule::MovingObstacle, v, cap, Some(d));
+                    decision = MovingDecision::Cap {
+                        speed_mps: v,
+                        object,
+                    };
+                }
                 Moving::Clear => {}
-                Moving::Pass => passing = true,
+                Moving::Pass => decision = MovingDecision::Pass,
             }
         }
 
@@ -560,7 +586,7 @@ impl Shield {
             },
             interventions: out,
             obstacle_distance_m: d_obs,
-            passing,
+            moving: decision,
         }
     }
 
@@ -791,7 +817,43 @@ impl Shield {
                 return Moving::Pass;
             }
         }
-        Moving::Cap(cap, d)
+        let object = self.binding_object(input, sweep, kappa, reverse, widen, scratch);
+        Moving::Cap(cap, d, object)
+    }
+
+    /// The number of the object whose sweep alone comes nearest (the one that binds the
+    /// cap); only searched where there are several.
+    fn binding_object(
+        &self,
+        input: &ShieldInput,
+        sweep: Sweep,
+        kappa: f64,
+        reverse: bool,
+        widen: f64,
+        scratch: &mut ShieldScratch,
+    ) -> u64 {
+        if let [only] = input.moving {
+            return only.id;
+        }
+        let mut best = (f64::INFINITY, 0);
+        for o in input.moving {
+            let one = ShieldInput {
+                moving: std::slice::from_ref(o),
+                ..*input
+            };
+            self.predict(&one, sweep, &mut scratch.predicted);
+            if scratch.predicted.is_empty() {
+                continue;
+            }
+            let ShieldScratch {
+                window, predicted, ..
+            } = scratch;
+            let d = self.free_distance_over(predicted, kappa, reverse, &one, window, widen);
+            if d < best.0 {
+                best = (d, o.id);
+            }
+        }
+        best.1
     }
 
     /// The smallest gap, m, between the body moving straight (as [`Travel`] says) and the
@@ -833,14 +895,16 @@ impl Shield {
             if side > hw + r + 1.0 {
                 continue;
             }
+            let mut near2 = f64::INFINITY;
             for i in 0..=n {
                 let t = i as f64 * SEPARATION_DT_S;
                 let s = travel.at(t);
                 let body = [s - fp.behind_m, s + fp.ahead_m, -hw, hw];
                 let a = (bx + f_lo * ux * t, by + f_lo * uy * t);
                 let b = (bx + f_hi * ux * t, by + f_hi * uy * t);
-                best = best.min(segment_box_gap(a, b, body) - r);
+                near2 = near2.min(segment_box_gap2(a, b, body));
             }
+            best = best.min(near2.sqrt() - r);
         }
         best
     }
@@ -869,27 +933,48 @@ impl Shield {
             // fastest speed of the object's interval makes them.
             let speed = speed_interval(o, estimate).1;
             let r = o.radius_m.max(0.0);
-            let mut push = |x: f64, y: f64, along: f64| {
-                let (dx, dy) = (x - p.x_m, y - p.y_m);
-                let b = (c * dx + s * dy, -s * dx + c * dy);
-                let arrives = along.max(0.0) / speed;
-                let passed = sweep.v_pass > 0.1
-                    && (dir * b.0 + behind + r) / sweep.v_pass + sweep.margin_s < arrives;
+            // In the body frame: the object's place, its heading and the normal to it.
+            let (dx, dy) = (o.x_m - p.x_m, o.y_m - p.y_m);
+            let origin = (c * dx + s * dy, -s * dx + c * dy);
+            let u = (c * ux + s * uy, -s * ux + c * uy);
+            let side = (-u.1 * r, u.0 * r);
+            // A point is passed where the vehicle's rear and the radius clear it `margin_s`
+            // before the object arrives: (dir·x + behind + r)/v_pass + margin < along/speed.
+            let pass_check = sweep.v_pass > 0.1;
+            let (inv_pass, inv_speed) = (1.0 / sweep.v_pass, 1.0 / speed);
+            let mut push = |b: (f64, f64), along: f64| {
+                let passed = pass_check
+                    && (dir * b.0 + behind + r) * inv_pass + sweep.margin_s
+                        < along.max(0.0) * inv_speed;
                 if b.0 * b.0 + b.1 * b.1 < reach * reach && !passed {
                     out.push(b.0, b.1);
                 }
             };
+            let at = |along: f64| (origin.0 + u.0 * along, origin.1 + u.1 * along);
             let length = (speed * sweep.horizon_s).min(2.0 * reach);
             let n = (length / SWEEP_STEP_M).ceil() as usize;
-            push(o.x_m - ux * r, o.y_m - uy * r, 0.0);
-            for i in 0..=n {
+            push(at(-r), 0.0);
+            // Only the stretch of the centre line within the reach and the radius can give
+            // points within the reach: the roots of |origin + u·along|² = (reach + r)².
+            let du = origin.0 * u.0 + origin.1 * u.1;
+            let d2 = origin.0 * origin.0 + origin.1 * origin.1;
+            let disc = du * du - d2 + (reach + r) * (reach + r);
+            let (first, last) = if disc < 0.0 {
+                (1, 0)
+            } else {
+                let root = disc.sqrt();
+                let lo = ((-du - root) / SWEEP_STEP_M).floor().max(0.0);
+                let hi = ((-du + root) / SWEEP_STEP_M).ceil() + 1.0;
+                (lo as usize, (hi.max(0.0) as usize).min(n))
+            };
+            for i in first..=last {
                 let along = (i as f64 * SWEEP_STEP_M).min(length);
-                let (x, y) = (o.x_m + ux * along, o.y_m + uy * along);
-                push(x, y, along);
-                push(x - uy * r, y + ux * r, along);
-                push(x + uy * r, y - ux * r, along);
+                let centre = at(along);
+                push(centre, along);
+                push((centre.0 + side.0, centre.1 + side.1), along);
+                push((centre.0 - side.0, centre.1 - side.1), along);
             }
-            push(o.x_m + ux * (length + r), o.y_m + uy * (length + r), length);
+            push(at(length + r), length);
         }
     }
 
@@ -1069,7 +1154,7 @@ mod tests {
                 out.interventions
                     .iter()
                     .any(|x| x.rule == Rule::MovingObstacle),
-                out.passing,
+                out.passing(),
             )
         };
         let low = 1.9 / 1.26;
@@ -1086,6 +1171,39 @@ mod tests {
                 ..known(low)
             };
             assert_eq!(capped(o), (true, false), "interval up to {hi}");
+        }
+    }
+
+    /// Two persons walking toward the lane, one 30 m ahead and one 40 m ahead: the cap's
+    /// decision names the one whose sweep crosses nearer (its number), whichever order
+    /// they come in; the decision's speed is the command's.
+    #[test]
+    fn a_cap_names_the_object_that_binds() {
+        let sh = shield();
+        let scan = Scan::empty(360);
+        let near = MovingObject {
+            id: 7,
+            ..MovingObject::known(30.0, -4.0, 0.0, 1.4, 0.3)
+        };
+        let far = MovingObject {
+            id: 3,
+            ..MovingObject::known(40.0, 4.0, 0.0, -1.4, 0.3)
+        };
+        let cmd = Command {
+            curvature_per_m: 0.0,
+            speed_mps: 6.9,
+        };
+        for objects in [[near, far], [far, near]] {
+            let mut i = input(&scan, 6.9, Some(GroundClass::Gravel));
+            i.moving = &objects;
+            let out = sh.limit(cmd, &i).unwrap();
+            match out.moving {
+                MovingDecision::Cap { speed_mps, object } => {
+                    assert_eq!(object, 7, "{out:?}");
+                    assert_eq!(speed_mps, out.command.speed_mps);
+                }
+                other => panic!("no cap: {other:?}"),
+            }
         }
     }
 
