@@ -136,19 +136,41 @@ pub fn running_child(
         Some((lateral, crossing, onset))
     })?;
     let actor = child_actor(&crossing, radius, onset);
-    Some(SceneCase {
-        label: format!(
-            "{}, {lateral:.1} m, {run:.1} m/s, r {radius:.2}, onset {:+.2} s",
-            if side > 0.0 { "left" } else { "right" },
-            onset - arrival
-        ),
-        parameter: onset - arrival,
+    let place = if side > 0.0 { "left" } else { "right" };
+    let label = format!("{place}, {lateral:.1} m, {run:.1} m/s, r {radius:.2}");
+    Some(onset_case(
+        config,
+        &e,
+        &crossing,
+        actor,
+        onset,
+        label,
+        2.0 * radius,
+    ))
+}
+
+/// The case of an actor that sets off at `onset` (s): labelled with the onset less the
+/// vehicle's arrival, classed by the careful driver, bound by one stop and restart and the
+/// time the actor, `along` m long in its motion, holds the corridor.
+fn onset_case(
+    config: &Config,
+    e: &Ego,
+    crossing: &Crossing,
+    actor: ActorSpec,
+    onset: f64,
+    label: String,
+    along: f64,
+) -> SceneCase {
+    let holds = (along + corridor_width(config)) / crossing.speed_mps;
+    SceneCase {
+        label: format!("{label}, onset {:+.2} s", onset - e.arrival_s),
+        parameter: onset - e.arrival_s,
         actor: Some(actor),
         obstacles: Vec::new(),
-        careful: Some(careful::classify(&e, &crossing, onset)),
+        careful: Some(careful::classify(e, crossing, onset)),
         onset_s: Some(onset),
-        time_bound_s: Some(STOP_AND_RESTART_S + (2.0 * radius + corridor_width(config)) / run),
-    })
+        time_bound_s: Some(STOP_AND_RESTART_S + holds),
+    }
 }
 
 /// A machine's outline in its own frame (x along its heading), and its parts in the
@@ -239,20 +261,14 @@ pub fn crossing_machine(
         yields: None,
         radius_m: None,
     };
-    Some(SceneCase {
-        label: format!(
-            "{} {length:.1} m from the {}, {pace:.1} m/s, onset {:+.2} s",
-            if car { "car" } else { "tractor" },
-            if dir > 0.0 { "right" } else { "left" },
-            onset - arrival
-        ),
-        parameter: onset - arrival,
-        actor: Some(actor),
-        obstacles: Vec::new(),
-        careful: Some(careful::classify(&e, &crossing, onset)),
-        onset_s: Some(onset),
-        time_bound_s: Some(STOP_AND_RESTART_S + (length + corridor_width(config)) / pace),
-    })
+    let label = format!(
+        "{} {length:.1} m from the {}, {pace:.1} m/s",
+        if car { "car" } else { "tractor" },
+        if dir > 0.0 { "right" } else { "left" },
+    );
+    Some(onset_case(
+        config, &e, &crossing, actor, onset, label, length,
+    ))
 }
 
 /// The kinds of static clutter, one scene each.
