@@ -40,8 +40,8 @@ pub struct Args {
     /// (docs/validation.md "Moving actors"). Without --moving it runs each scenario with
     /// the moving-object rule off (the reference's shield) and as configured, and prints
     /// per scenario the careful driver's class, the closest approach, the contact, the
-    /// time lost and its bound, then the counts; --plot draws the closest approach of
-    /// each scenario.
+    /// time lost and its bound, then the counts; --plot draws each scenario's closest
+    /// approach (its time lost in `static-clutter`).
     #[arg(long, value_name = "NAME",
           value_parser = ["crossing-person", "oncoming-vehicle", "running-child",
                           "crossing-machine", "static-clutter"],
