@@ -395,8 +395,8 @@ fn contact(run: &acres::jobs::suite::SuiteRun) -> &'static str {
     }
 }
 
-/// A run's time lost as the table gives it: `-` where it never finished, `!` beyond its
-/// bound.
+/// A run's time lost as the table gives it: `unfinished` where it never finished its
+/// route, `!` after a time beyond its bound.
 fn lost(run: &acres::jobs::suite::SuiteRun) -> String {
     match run.time_lost_s {
         None => "unfinished".into(),

@@ -1056,4 +1056,50 @@ mod tests {
         }
         assert!(track((25.0, 3.0), (0.0, 0.0), 6.0, 100).is_empty());
     }
+
+    /// The clusters of one scan from a vehicle at the origin facing east, the tracker's
+    /// surface tolerance `tol`.
+    fn clusters_of(obstacles: Vec<Obstacle>, tol: f64) -> Vec<Cluster> {
+        let g = ScanGeometry::new(360, (1.9, 0.0), 40.0);
+        let scan = world(obstacles).scan(Coord { x: 1.9, y: 0.0 }, 0.0, 360, 40.0);
+        let mut t = Tracker::new(TrackerConfig {
+            surface_tolerance_m: tol,
+            ..TrackerConfig::default()
+        });
+        t.cluster(Pose::default(), &scan, &g);
+        t.clusters
+    }
+
+    /// A wall 2.4 m beside the lane, grazed by the beams: without the surface join its far
+    /// returns lie metres apart and each is a cluster of its own (a row of fragments that
+    /// slide along it as the vehicle moves); with it the face is one run, longer than
+    /// `max_size_m`, so structure. A post off the wall's line stays a cluster of its own;
+    /// one standing on the line beyond the wall's end joins it (the risk docs/rules.md
+    /// names).
+    #[test]
+    fn a_grazed_face_is_one_cluster_and_a_post_off_its_line_is_not() {
+        let wall = Obstacle::Box {
+            x_m: 15.0,
+            y_m: 2.55,
+            half_length_m: 10.0,
+            half_width_m: 0.15,
+            yaw_rad: 0.0,
+        };
+        let post = |x: f64, y: f64| Obstacle::Circle {
+            x_m: x,
+            y_m: y,
+            radius_m: 0.15,
+        };
+        let near =
+            |cs: &[Cluster], x: f64, y: f64| cs.iter().any(|c| (c.x - x).hypot(c.y - y) < 0.5);
+        let apart = clusters_of(vec![wall.clone()], 0.0);
+        assert!(apart.len() >= 5, "{apart:?}");
+        let joined = clusters_of(vec![wall.clone(), post(20.0, -3.0)], 0.05);
+        assert_eq!(joined.len(), 1, "{joined:?}");
+        assert!(near(&joined, 20.0, -3.0), "{joined:?}");
+        let alone = clusters_of(vec![post(27.5, 2.55)], 0.05);
+        assert!(near(&alone, 27.5, 2.55), "{alone:?}");
+        let in_line = clusters_of(vec![wall, post(27.5, 2.55)], 0.05);
+        assert!(!near(&in_line, 27.5, 2.55), "{in_line:?}");
+    }
 }

@@ -793,9 +793,10 @@ impl Shield {
             return Moving::Clear;
         }
         // It cannot stop short: drive on only where the body keeps the pass clearance from
-        // every object at every speed between the factors of its estimate, the vehicle
-        // still answering the command already sent, and keeps at least the gap braking
-        // would. The test is made anew each step: a pass is never kept on a past judgement.
+        // every object at every speed of its interval (the vehicle keeping its measured
+        // deceleration for the response time) and at least the gap braking would, or where
+        // braking is clearly worse. The test is made anew each step: a pass is never kept
+        // on a past judgement.
         if d < rule.stop_distance(v_meas) - rule.obstacle_margin_m {
             let on = Travel::On {
                 v0: v_meas,
@@ -1466,6 +1467,31 @@ mod tests {
             Just(None),
             (0usize..7).prop_map(|i| Some(GroundClass::ALL[i]))
         ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The pass's segment-to-box distance against geo's Euclidean distance between a
+        /// line and the box as a polygon (0 where they meet), segments of every length,
+        /// points included, anywhere about the box.
+        #[test]
+        fn segment_box_gap_is_geo_s_distance(
+            a in (-20.0f64..20.0, -20.0f64..20.0),
+            d in (-8.0f64..8.0, -8.0f64..8.0, prop::bool::ANY),
+            x0 in -5.0f64..5.0, w in 0.1f64..4.0, y0 in -5.0f64..5.0, h in 0.1f64..3.0,
+        ) {
+            let b = if d.2 { a } else { (a.0 + d.0, a.1 + d.1) };
+            let rect = geo::Rect::new(Coord { x: x0, y: y0 }, Coord { x: x0 + w, y: y0 + h });
+            let line = geo::Line::new(Coord { x: a.0, y: a.1 }, Coord { x: b.0, y: b.1 });
+            let peer = if geo::Intersects::intersects(&line, &rect) {
+                0.0
+            } else {
+                Euclidean.distance(&line, &rect.to_polygon())
+            };
+            let ours = segment_box_gap2(a, b, [x0, x0 + w, y0, y0 + h]).sqrt();
+            prop_assert!((ours - peer).abs() < 1e-9, "{ours} {peer}");
+        }
     }
 
     proptest! {

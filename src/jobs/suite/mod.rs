@@ -435,8 +435,8 @@ struct Watch {
 }
 
 impl Watch {
-    /// One control step of `session` that gave `row`, the actor's onset at `onset`.
-    fn step(&mut self, session: &Session, row: &crate::chain::CommandRow, onset: Option<f64>) {
+    /// One control step of `session`, the actor's onset at `onset`.
+    fn step(&mut self, session: &Session, onset: Option<f64>) {
         let plant = session.plant();
         if plant.world.actors().is_empty() {
             if let Some(g) = plant.gap_m() {
@@ -465,15 +465,12 @@ impl Watch {
             }
         }
         if self.first.is_none() {
-            let rule = row
-                .interventions
-                .iter()
-                .find(|i| i.rule == crate::chain::shield::Rule::MovingObstacle);
-            let kind = match rule {
-                Some(i) if i.after == 0.0 => Some("stop"),
-                Some(_) => Some("cap"),
-                None if session.chain().passing() => Some("pass"),
-                None => None,
+            use crate::chain::shield::MovingDecision;
+            let kind = match session.chain().moving_decision() {
+                MovingDecision::Cap { speed_mps: 0.0, .. } => Some("stop"),
+                MovingDecision::Cap { .. } => Some("cap"),
+                MovingDecision::Pass => Some("pass"),
+                MovingDecision::None => None,
             };
             self.first = kind.map(|kind| FirstAction {
                 after_s: t - t0,
@@ -494,7 +491,7 @@ fn run_case(
     let mut watch = Watch::default();
     while !session.ended() {
         let done = session.step(Request::Driver, None)?;
-        watch.step(&session, &done.row, c.onset_s);
+        watch.step(&session, c.onset_s);
         session.recycle(done.scan);
     }
     let summary = session.summary();
