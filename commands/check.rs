@@ -27,6 +27,10 @@ pub const EXIT_REFUSED: u8 = 3;
 /// data/chunks/README.md. A chunk that is not a chunk is a `malformed` verdict, not the
 /// failure of the whole file; an unreadable file is an error.
 ///
+/// Every verdict lists under `unchecked` the rules that could not run for lack of input
+/// (obstacle without a scan; point and corridor without --corridor), and so does the
+/// summary line: an acceptance claims nothing about them. --strict refuses such chunks.
+///
 /// Exit status: 0 when every chunk is accepted, 3 when some chunk is refused, 1 on an
 /// error, 2 on a usage error.
 #[derive(Debug, clap::Args)]
@@ -84,6 +88,12 @@ pub struct Args {
     /// never held whole in memory.
     #[arg(long, value_name = "BYTES", default_value_t = batch::DEFAULT_MAX_LINE_BYTES)]
     max_line_bytes: usize,
+    /// Refuse a chunk that passes only because a rule could not run: the obstacle rule
+    /// without a scan (--scan or the chunk's own), the point and corridor rules without
+    /// --corridor. Such a chunk gets reason `unchecked` (exit 3). Without --strict it is
+    /// accepted and its record lists those rules under `unchecked`.
+    #[arg(long)]
+    strict: bool,
 }
 
 /// The exact definitions of the rules, for --help and the man page.
@@ -138,6 +148,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
         dir: Some(input.parent().map(|p| p.to_path_buf()).unwrap_or_default()),
         margins: args.margins,
         max_line_bytes: args.max_line_bytes,
+        strict: args.strict,
     };
     let v = &config.control.vehicle;
     let geometry = ScanGeometry::new(
@@ -175,6 +186,10 @@ fn run_single(
     let for_plot = args.plot.as_ref().map(|_| items.clone());
     let verdicts = check_items(items, judge);
     let records: Vec<BatchRecord> = verdicts.iter().map(BatchRecord::of).collect();
+    let mut summary = batch::BatchSummary::default();
+    for v in &verdicts {
+        summary.add(v.result.accepted, v.unchecked);
+    }
     if let (Some(p), Some(items)) = (&args.plot, &for_plot) {
         let format = crate::plot::image_format(None, p)?;
         let (routes, chunks) = plot_chunks(items, judge, &records);
@@ -202,8 +217,11 @@ fn run_single(
             }
             String::from_utf8(w.into_inner().map_err(|e| anyhow!("{}", e.error()))?)?
         }
-        Format::Table => verdict_table(&records, args.margins),
+        Format::Table => verdict_table(&records, args.margins) + &summary.line() + "\n",
     };
+    if args.format.is_some_and(|f| f != Format::Table) {
+        global.status(&summary.line());
+    }
     match (sink, out) {
         (Some(mut f), Some(p)) => {
             std::io::Write::write_all(&mut f, text.as_bytes())?;
@@ -295,6 +313,7 @@ fn verdict_table(records: &[BatchRecord], margins: bool) -> String {
         "value",
         "limit",
         "note",
+        "unchecked",
     ];
     if margins {
         head.push("tightest margin");
@@ -309,6 +328,11 @@ fn verdict_table(records: &[BatchRecord], margins: bool) -> String {
             opt(r.value),
             opt(r.limit),
             r.note.clone(),
+            if r.unchecked.is_empty() {
+                "-".to_string()
+            } else {
+                r.unchecked.join(", ")
+            },
         ];
         if let Some(m) = &r.margins {
             let tight = Margins::KEYS
@@ -322,8 +346,7 @@ fn verdict_table(records: &[BatchRecord], margins: bool) -> String {
         }
         rows.push(row);
     }
-    let accepted = records.iter().filter(|r| r.verdict == "accepted").count();
-    output::table(&rows) + &format!("{accepted} of {} accepted\n", records.len())
+    output::table(&rows)
 }
 
 /// Reads a scan file: {"ranges": [r0, r1, ...]} with null for a beam with no return.
@@ -385,9 +408,6 @@ fn run_batch(args: &Args, input: &PathBuf, judge: &Judge, global: &Global) -> an
         s
     };
     bar.finish_and_clear();
-    global.status(&format!(
-        "{} of {} chunks accepted",
-        summary.accepted, summary.chunks
-    ));
+    global.status(&summary.line());
     Ok(summary.accepted == summary.chunks)
 }

@@ -130,6 +130,7 @@ class Checker:
         start_station: Any = None,
         station_step: Any = 0.5,
         reverse: Any = False,
+        strict: bool = False,
     ) -> Dict[str, Any]:
         """Checks N chunks of K samples on all cores.
 
@@ -138,12 +139,16 @@ class Checker:
         (x, y, yaw, speed, curvature); scans: (N, beams) ranges taken at the start state
         (inf: no return) or None (the obstacle rule then sees nothing); start_station,
         station_step, reverse: a scalar or one a chunk (start_station by default the
-        station of each start's projection on the route).
+        station of each start's projection on the route); strict: refuse (reason
+        ``unchecked``) a chunk that passes only because a rule lacked its input: the
+        obstacle rule without ``scans``, the point and corridor rules without a corridor.
 
         Returns a dict of arrays: ``accepted`` (bool), ``reason`` (an index of REASONS, -1
         where accepted), ``first_index`` (-1: none), ``value`` and ``limit`` (NaN: none),
-        ``note`` (a list: the words of a malformed verdict), and with ``margins=True``
-        ``margins`` and ``margin_index`` (N, len(MARGIN_KEYS)).
+        ``note`` (a list: the words of a malformed or unchecked verdict), ``unchecked`` (a
+        list: for each chunk, the tuple of rules that did not run for lack of input, e.g.
+        ``("obstacle",)`` without ``scans``; an acceptance claims nothing about them), and
+        with ``margins=True`` ``margins`` and ``margin_index`` (N, len(MARGIN_KEYS)).
         """
         o = _floats("offsets", offsets, 2)
         n = o.shape[0]
@@ -161,6 +166,7 @@ class Checker:
             _per_row("start_station", start_station, n, np.float64),
             _per_row("station_step", station_step, n, np.float64),
             _per_row("reverse", reverse, n, np.bool_),
+            bool(strict),
         )
 
 

@@ -62,6 +62,7 @@ class Checker:
         start_station: npt.NDArray[np.float64],
         station_step: npt.NDArray[np.float64],
         reverse: npt.NDArray[np.bool_],
+        strict: bool = False,
     ) -> Dict[str, object]: ...
 
 class Chain:

@@ -4,7 +4,7 @@
 use crate::{arrays, config, err, ground};
 use acres::chain::checker::chunk::{Chunk, StartState};
 use acres::chain::checker::margins::Margins;
-use acres::chain::checker::{CheckResult, Reason, TrajectoryChecker, world_returns};
+use acres::chain::checker::{CheckResult, Reason, TrajectoryChecker, Unchecked, world_returns};
 use acres::chain::path::{Direction, Path};
 use acres::chain::scan::{Scan, ScanGeometry};
 use numpy::ndarray::{Array2, ArrayView1, ArrayView2};
@@ -112,7 +112,7 @@ impl PyChecker {
     }
 
     /// Checks N chunks of K samples; see the Python stub for the arguments and the result.
-    #[pyo3(signature = (offsets, speeds, start, scans, margins, start_station, station_step, reverse))]
+    #[pyo3(signature = (offsets, speeds, start, scans, margins, start_station, station_step, reverse, strict = false))]
     #[allow(clippy::too_many_arguments)]
     fn check_arrays<'py>(
         &self,
@@ -125,6 +125,7 @@ impl PyChecker {
         start_station: PyReadonlyArray1<'py, f64>,
         station_step: PyReadonlyArray1<'py, f64>,
         reverse: PyReadonlyArray1<'py, bool>,
+        strict: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = Rows {
             offsets: offsets.as_array(),
@@ -136,8 +137,19 @@ impl PyChecker {
             reverse: reverse.as_array().to_vec(),
         };
         self.validate(&rows)?;
-        let verdicts = py.detach(|| self.run(&rows, margins));
-        results(py, &verdicts, margins)
+        let unchecked = Unchecked::of(rows.scans.is_some(), self.checker.corridor().is_some());
+        let mut verdicts = py.detach(|| self.run(&rows, margins));
+        if strict {
+            verdicts = verdicts
+                .into_iter()
+                .map(|(r, m)| (unchecked.strict(r), m))
+                .collect();
+        }
+        let d = results(py, &verdicts, margins)?;
+        // One tuple shared by every row: the rules that lacked input are the call's.
+        let codes = pyo3::types::PyTuple::new(py, unchecked.codes())?;
+        d.set_item("unchecked", vec![codes; verdicts.len()])?;
+        Ok(d)
     }
 }
 
@@ -233,7 +245,7 @@ impl PyChecker {
 
 /// The verdicts as a dict of arrays: `accepted`, `reason` (an index of `REASONS`, −1 where
 /// accepted), `first_index` (−1 where none), `value` and `limit` (NaN where none), `note`
-/// (the words of a malformed chunk), and with margins `margins` and `margin_index`
+/// (the words of a malformed or unchecked chunk), and with margins `margins` and `margin_index`
 /// (N × 16, in the order of `MARGIN_KEYS`; NaN and −1 where the rule did not run).
 fn results<'py>(py: Python<'py>, v: &[Verdict], margins: bool) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);

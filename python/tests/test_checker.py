@@ -172,3 +172,32 @@ def test_bad_arrays_raise_and_the_interpreter_lives():
     r = ch.check(np.zeros((1, 0)), np.zeros((1, 0)), np.zeros((1, 5)), start_station=0.0)
     assert acres.REASONS[r["reason"][0]] == "malformed"
     assert len(ch.check(np.zeros((0, 40)), np.zeros((0, 40)), np.zeros((0, 5)), start_station=0.0)["accepted"]) == 0
+
+
+def test_unchecked_rules_are_named_and_strict_refuses_against_the_cli(tmp_path):
+    """Without scans and a corridor the verdict names the obstacle, point and corridor
+    rules as not run; strict=True refuses what they would have judged, as `acres check
+    --strict` does, and `unchecked` stays the last reason so older indices hold."""
+    assert acres.REASONS[-1] == "unchecked"
+    assert acres.REASONS[:3] == ["malformed", "step", "speed"]
+    path = ROOT / "data" / "chunks" / "accepted.json"
+    chunks = chunks_of(path)[:1]
+    a = arrays(chunks)
+    ch = acres.Checker(chunks[0].get("route", "straight_lane.json"))
+    kw = dict(start_station=a["start_station"], station_step=a["station_step"], reverse=a["reverse"])
+    plain = ch.check(a["offsets"], a["speeds"], a["start"], **kw)
+    assert plain["accepted"].all()
+    assert plain["unchecked"] == [("obstacle", "point", "corridor")] * len(chunks)
+    strict = ch.check(a["offsets"], a["speeds"], a["start"], strict=True, **kw)
+    want = cli("check", path, "--strict", "--format", "json", ok_codes=(3,))[:1]
+    assert_verdicts(strict, want)
+    assert all(acres.REASONS[r] == "unchecked" for r in strict["reason"])
+    assert "obstacle, point and corridor rules not run" in strict["note"][0]
+    # With scans the obstacle rule runs: only the corridor's rules are named.
+    scans = np.full((len(chunks), ch.beams), np.inf)
+    with_scan = ch.check(a["offsets"], a["speeds"], a["start"], scans, **kw)
+    assert with_scan["unchecked"][0] == ("point", "corridor")
+    # A chunk refused by a rule keeps that rule under strict.
+    fast = a["speeds"] * 10.0
+    r = ch.check(a["offsets"], fast, a["start"], strict=True, **kw)
+    assert "unchecked" not in [acres.REASONS[i] for i in r["reason"]]

@@ -497,3 +497,70 @@ fn the_plot_colours_refused_chunks_by_their_rule() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// A chunk checked without a scan or a corridor says which rules did not run (issue 61:
+/// "1 of 1 accepted" used to claim them), and --strict refuses it with reason `unchecked`.
+#[test]
+fn rules_without_their_input_are_named_and_strict_refuses() {
+    let (code, out, err) = run(&["check", &chunks("refused_obstacle.json")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "1 of 1 accepted; obstacle, point and corridor rules not run: no --scan, no --corridor"
+        ),
+        "{out}"
+    );
+    let (code, out, _) = run(&[
+        "check",
+        &chunks("refused_obstacle.json"),
+        "--strict",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 3, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["reason"], "unchecked", "{v}");
+    assert_eq!(
+        v[0]["unchecked"],
+        serde_json::json!(["obstacle", "point", "corridor"])
+    );
+    // An empty scan runs the obstacle rule; the corridor rules still lack their input.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.json");
+    let ranges = vec![serde_json::Value::Null; 360];
+    std::fs::write(&empty, serde_json::json!({ "ranges": ranges }).to_string()).unwrap();
+    let (code, out, _) = run(&[
+        "check",
+        &chunks("refused_point.json"),
+        "--scan",
+        empty.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.lines().nth(1).unwrap().ends_with(",point;corridor"),
+        "{out}"
+    );
+    // The batch form: the same words on stderr, and --strict refuses.
+    let out_file = dir.path().join("v.jsonl");
+    let (code, _, err) = run(&[
+        "check",
+        "--batch",
+        &chunks("straight_lane.jsonl"),
+        "--strict",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("0 of 14 accepted; obstacle, point and corridor rules not run"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    assert!(
+        text.lines()
+            .all(|l| l.contains("\"unchecked\":[\"obstacle\",\"point\",\"corridor\"]")),
+        "{text}"
+    );
+}

@@ -8,7 +8,7 @@
 
 use super::chunk::{Chunk, Sample};
 use super::margins::Margins;
-use super::rules::{CheckResult, TrajectoryChecker};
+use super::rules::{CheckResult, TrajectoryChecker, Unchecked};
 use super::world_returns;
 use crate::chain::path::Path;
 use crate::chain::scan::{Scan, ScanGeometry};
@@ -40,6 +40,9 @@ pub struct CheckOptions {
     pub margins: bool,
     /// The longest line of the batch form, bytes.
     pub max_line_bytes: usize,
+    /// Refuse a chunk that only passed because a rule lacked its input (reason
+    /// `unchecked`).
+    pub strict: bool,
 }
 
 /// The verdict of one chunk, with its 0-based index in the input.
@@ -48,6 +51,8 @@ pub struct ChunkVerdict {
     pub index: usize,
     pub result: CheckResult,
     pub margins: Option<Margins>,
+    /// The rules that could not run for lack of input.
+    pub unchecked: Unchecked,
 }
 
 /// One output record of either form.
@@ -62,6 +67,9 @@ pub struct BatchRecord {
     pub limit: Option<f64>,
     /// Why, in words; empty for an accepted chunk.
     pub note: String,
+    /// The rules that did not run for lack of input (no scan, no corridor): the verdict
+    /// claims nothing about them.
+    pub unchecked: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub margins: Option<Margins>,
 }
@@ -78,6 +86,7 @@ impl BatchRecord {
             value: r.value.filter(|v| v.is_finite()),
             limit: r.limit.filter(|v| v.is_finite()),
             note: r.why(),
+            unchecked: v.unchecked.codes(),
             margins: v.margins.clone(),
         }
     }
@@ -92,6 +101,7 @@ impl BatchRecord {
             "value",
             "limit",
             "note",
+            "unchecked",
         ]
         .map(String::from)
         .to_vec();
@@ -115,6 +125,7 @@ impl BatchRecord {
             opt(self.value),
             opt(self.limit),
             self.note.clone(),
+            self.unchecked.join(";"),
         ];
         if let Some(m) = &self.margins {
             for key in Margins::KEYS {
@@ -162,10 +173,18 @@ impl<'a> Judge<'a> {
 
     /// The verdict of a parsed chunk.
     pub fn chunk(&self, index: usize, chunk: &Chunk, buf: &mut Vec<Sample>) -> ChunkVerdict {
+        let has_scan = chunk.scan.is_some() || self.opts.scan.is_some();
+        let unchecked = Unchecked::of(has_scan, self.checker.corridor().is_some());
+        let strict = self.opts.strict;
         let verdict = |result: CheckResult, margins| ChunkVerdict {
             index,
-            result,
+            result: if strict {
+                unchecked.strict(result)
+            } else {
+                result
+            },
             margins,
+            unchecked,
         };
         let route = match self.route_of(chunk) {
             Ok(r) => r,
@@ -229,6 +248,7 @@ impl<'a> Judge<'a> {
             index,
             result: CheckResult::malformed(0, note),
             margins: self.opts.margins.then(Margins::default),
+            unchecked: Unchecked::of(self.opts.scan.is_some(), self.checker.corridor().is_some()),
         }
     }
 
@@ -294,6 +314,65 @@ pub enum BatchFormat {
 pub struct BatchSummary {
     pub chunks: usize,
     pub accepted: usize,
+    /// Chunks checked without a scan (the obstacle rule did not run).
+    pub no_scan: usize,
+    /// Chunks checked without a corridor (the point and corridor rules did not run).
+    pub no_corridor: usize,
+}
+
+impl BatchSummary {
+    /// Adds one verdict.
+    pub fn add(&mut self, accepted: bool, unchecked: Unchecked) {
+        self.chunks += 1;
+        self.accepted += accepted as usize;
+        self.no_scan += unchecked.no_scan as usize;
+        self.no_corridor += unchecked.no_corridor as usize;
+    }
+
+    /// Adds the counts of another summary.
+    pub fn merge(&mut self, o: &BatchSummary) {
+        self.chunks += o.chunks;
+        self.accepted += o.accepted;
+        self.no_scan += o.no_scan;
+        self.no_corridor += o.no_corridor;
+    }
+
+    /// The summary line: "3 of 4 accepted", then the rules that did not run and on how
+    /// many chunks ("; obstacle, point and corridor rules not run: no --scan, no
+    /// --corridor"), so that an acceptance never claims a rule it did not run.
+    pub fn line(&self) -> String {
+        let mut s = format!("{} of {} accepted", self.accepted, self.chunks);
+        let all = |n: usize| n == self.chunks;
+        let of = |n: usize| {
+            if all(n) {
+                String::new()
+            } else {
+                format!(" on {n} of {} chunks", self.chunks)
+            }
+        };
+        match (self.no_scan > 0, self.no_corridor > 0) {
+            (false, false) => {}
+            (true, true) if self.no_scan == self.no_corridor => s.push_str(&format!(
+                "; obstacle, point and corridor rules not run{}: no --scan, no --corridor",
+                of(self.no_scan)
+            )),
+            (scan, corridor) => {
+                if scan {
+                    s.push_str(&format!(
+                        "; obstacle rule not run{}: no --scan nor a scan of the chunk's own",
+                        of(self.no_scan)
+                    ));
+                }
+                if corridor {
+                    s.push_str(&format!(
+                        "; point and corridor rules not run{}: no --corridor",
+                        of(self.no_corridor)
+                    ));
+                }
+            }
+        }
+        s
+    }
 }
 
 /// One line as the reader cut it.
@@ -344,8 +423,7 @@ pub fn run(
                 }
             };
             let (bytes, s) = check_block(judge, &block, format)?;
-            sum.chunks += s.chunks;
-            sum.accepted += s.accepted;
+            sum.merge(&s);
             if to_write.send(bytes).is_err() {
                 break;
             }
@@ -417,7 +495,7 @@ fn check_block(
     format: BatchFormat,
 ) -> std::io::Result<(Vec<u8>, BatchSummary)> {
     let cap = judge.options().max_line_bytes;
-    let parts: Vec<std::io::Result<(Vec<u8>, bool)>> = block
+    let parts: Vec<std::io::Result<(Vec<u8>, bool, Unchecked)>> = block
         .items
         .par_iter()
         .map_init(Vec::new, |buf, (i, item)| {
@@ -446,16 +524,15 @@ fn check_block(
                     bytes = w.into_inner().map_err(|e| e.into_error())?;
                 }
             }
-            Ok((bytes, v.result.accepted))
+            Ok((bytes, v.result.accepted, v.unchecked))
         })
         .collect();
     let mut out = Vec::new();
     let mut sum = BatchSummary::default();
     for p in parts {
-        let (bytes, accepted) = p?;
+        let (bytes, accepted, unchecked) = p?;
         out.extend_from_slice(&bytes);
-        sum.chunks += 1;
-        sum.accepted += accepted as usize;
+        sum.add(accepted, unchecked);
     }
     Ok((out, sum))
 }

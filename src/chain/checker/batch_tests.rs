@@ -95,6 +95,49 @@ proptest! {
         prop_assert_eq!(single, batch);
     }
 
+    /// Every verdict names the rules that lacked input (obstacle exactly when neither the
+    /// chunk nor the options carry a scan; point and corridor exactly when there is no
+    /// corridor), and --strict changes a verdict only where it was an acceptance with such
+    /// a rule: an accepted strict verdict ran every rule.
+    #[test]
+    fn strict_refuses_exactly_what_lacked_input(
+        c in any_chunk(),
+        corridor in any::<bool>(),
+        default_scan in any::<bool>(),
+    ) {
+        let ck = checker(corridor);
+        let mut opts = CheckOptions {
+            route: Some(Arc::new(lane())),
+            scan: default_scan.then(|| Arc::new(Scan::empty(360))),
+            max_line_bytes: batch::DEFAULT_MAX_LINE_BYTES,
+            ..CheckOptions::default()
+        };
+        let mut buf = Vec::new();
+        let plain = Judge::new(&ck, &opts, geometry()).chunk(0, &c, &mut buf);
+        opts.strict = true;
+        let strict = Judge::new(&ck, &opts, geometry()).chunk(0, &c, &mut buf);
+        let no_scan = c.scan.is_none() && !default_scan;
+        prop_assert_eq!(plain.unchecked.no_scan, no_scan);
+        prop_assert_eq!(plain.unchecked.no_corridor, !corridor);
+        prop_assert_eq!(strict.unchecked, plain.unchecked);
+        if plain.result.accepted && (no_scan || !corridor) {
+            prop_assert!(!strict.result.accepted);
+            prop_assert_eq!(strict.result.reason, Some(Reason::Unchecked));
+            let note = strict.result.why();
+            prop_assert_eq!(note.contains("obstacle"), no_scan, "{}", note);
+            prop_assert_eq!(note.contains("corridor rules"), !corridor, "{}", note);
+        } else {
+            prop_assert_eq!(&strict.result, &plain.result);
+        }
+        let rec = BatchRecord::of(&plain);
+        let expect: Vec<&str> = [("obstacle", no_scan), ("point", !corridor), ("corridor", !corridor)]
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(k, _)| *k)
+            .collect();
+        prop_assert_eq!(rec.unchecked, expect);
+    }
+
     /// Margins agree with the verdict: an accepted chunk has no negative margin; a chunk
     /// refused by a rule with a margin has a negative margin for that rule, at or after
     /// its first failing sample.
@@ -280,4 +323,64 @@ fn tests_base() -> Chunk {
     ));
     let v: serde_json::Value = serde_json::from_str(text).unwrap();
     serde_json::from_value(v["chunks"][0].clone()).unwrap()
+}
+
+#[test]
+fn the_summary_line_names_the_rules_not_run() {
+    let sum = |chunks, no_scan, no_corridor| batch::BatchSummary {
+        chunks,
+        accepted: 3,
+        no_scan,
+        no_corridor,
+    };
+    assert_eq!(sum(3, 0, 0).line(), "3 of 3 accepted");
+    assert_eq!(
+        sum(3, 3, 3).line(),
+        "3 of 3 accepted; obstacle, point and corridor rules not run: no --scan, no --corridor"
+    );
+    assert_eq!(
+        sum(4, 3, 0).line(),
+        "3 of 4 accepted; obstacle rule not run on 3 of 4 chunks: no --scan nor a scan of \
+         the chunk's own"
+    );
+    assert_eq!(
+        sum(3, 0, 3).line(),
+        "3 of 3 accepted; point and corridor rules not run: no --corridor"
+    );
+}
+
+#[test]
+fn the_batch_form_counts_and_refuses_unchecked_chunks_under_strict() {
+    let ck = checker(false);
+    let mut opts = CheckOptions {
+        route: Some(Arc::new(lane())),
+        max_line_bytes: batch::DEFAULT_MAX_LINE_BYTES,
+        ..CheckOptions::default()
+    };
+    let good = serde_json::to_string(&tests_base()).unwrap();
+    let input = format!("{good}\n{good}\n");
+    let run = |opts: &CheckOptions| {
+        let judge = Judge::new(&ck, opts, geometry());
+        let mut out = Vec::new();
+        let s = batch::run(&judge, input.as_bytes(), &mut out, BatchFormat::Csv, |_| {}).unwrap();
+        (s, String::from_utf8(out).unwrap())
+    };
+    let (sum, csv) = run(&opts);
+    assert_eq!(
+        (sum.chunks, sum.accepted, sum.no_scan, sum.no_corridor),
+        (2, 2, 2, 2)
+    );
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",note,unchecked"), "{csv}");
+    assert!(
+        lines.next().unwrap().ends_with(",obstacle;point;corridor"),
+        "{csv}"
+    );
+    opts.strict = true;
+    let (sum, csv) = run(&opts);
+    assert_eq!((sum.chunks, sum.accepted), (2, 0));
+    assert!(
+        csv.lines().nth(1).unwrap().contains(",refused,unchecked,"),
+        "{csv}"
+    );
 }

@@ -8,7 +8,7 @@ pub mod margins;
 pub mod rules;
 
 pub use chunk::{Chunk, Sample, StartState, convert};
-pub use rules::{CheckResult, Reason, TrajectoryChecker, WorldReturns};
+pub use rules::{CheckResult, Reason, TrajectoryChecker, Unchecked, WorldReturns};
 
 use crate::chain::scan::{Scan, ScanGeometry};
 

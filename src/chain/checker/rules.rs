@@ -33,11 +33,14 @@ pub enum Reason {
     Obstacle,
     Point,
     Corridor,
+    /// With `--strict`: a chunk the rules that ran would accept, but some rule could not
+    /// run for lack of its input (no scan, no corridor).
+    Unchecked,
 }
 
 impl Reason {
     /// Every reason, in the order the rules run.
-    pub const ALL: [Reason; 16] = [
+    pub const ALL: [Reason; 17] = [
         Reason::Malformed,
         Reason::Step,
         Reason::Speed,
@@ -54,6 +57,7 @@ impl Reason {
         Reason::Obstacle,
         Reason::Point,
         Reason::Corridor,
+        Reason::Unchecked,
     ];
 
     /// The stable code of the reason.
@@ -75,6 +79,7 @@ impl Reason {
             Reason::Obstacle => "obstacle",
             Reason::Point => "point",
             Reason::Corridor => "corridor",
+            Reason::Unchecked => "unchecked",
         }
     }
 
@@ -118,6 +123,9 @@ impl Reason {
             }
             Reason::Corridor => {
                 "with a corridor: the footprint cover of every sample, 3 circles along the body (length vehicle.length_m, half width shield.vehicle_margin_m) of radius r = √((length/6)² + m_v²), has d(c) ≥ r for every circle centre c. Value: d(c); limit: r."
+            }
+            Reason::Unchecked => {
+                "with --strict (strict=True in Python): the chunk passes every rule that ran, but the obstacle rule had no scan or the point and corridor rules had no corridor. Without --strict such a chunk is accepted and its record lists the rules in `unchecked`."
             }
         }
     }
@@ -195,6 +203,80 @@ impl CheckResult {
             num(self.value),
             num(self.limit)
         )
+    }
+}
+
+/// The rules a check could not run for lack of their input: the obstacle rule without a
+/// scan, the point and corridor rules without a corridor. A check that skipped a rule
+/// claims nothing about it, so every verdict carries this and `--strict` refuses on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Unchecked {
+    /// No scan: the obstacle rule did not run.
+    pub no_scan: bool,
+    /// No corridor: the point and corridor rules did not run.
+    pub no_corridor: bool,
+}
+
+impl Unchecked {
+    /// What a check lacks, from whether it had a scan and a corridor.
+    pub fn of(scan: bool, corridor: bool) -> Unchecked {
+        Unchecked {
+            no_scan: !scan,
+            no_corridor: !corridor,
+        }
+    }
+
+    /// Whether every rule ran.
+    pub fn is_empty(self) -> bool {
+        !self.no_scan && !self.no_corridor
+    }
+
+    /// The rules that did not run, in the order the rules run.
+    pub fn rules(self) -> &'static [Reason] {
+        match (self.no_scan, self.no_corridor) {
+            (false, false) => &[],
+            (true, false) => &[Reason::Obstacle],
+            (false, true) => &[Reason::Point, Reason::Corridor],
+            (true, true) => &[Reason::Obstacle, Reason::Point, Reason::Corridor],
+        }
+    }
+
+    /// The codes of the rules that did not run.
+    pub fn codes(self) -> Vec<&'static str> {
+        self.rules().iter().map(|r| r.code()).collect()
+    }
+
+    /// The rules and why, in words: "obstacle, point and corridor rules not run: no scan,
+    /// no corridor"; empty when every rule ran.
+    pub fn words(self) -> String {
+        let codes = self.codes();
+        let list = match codes.as_slice() {
+            [] => return String::new(),
+            [one] => format!("{one} rule"),
+            [init @ .., last] => format!("{} and {last} rules", init.join(", ")),
+        };
+        let mut why = Vec::new();
+        if self.no_scan {
+            why.push("no scan");
+        }
+        if self.no_corridor {
+            why.push("no corridor");
+        }
+        format!("{list} not run: {}", why.join(", "))
+    }
+
+    /// The verdict under `--strict`: a chunk the rules that ran accept is refused with
+    /// reason `unchecked` where some rule did not run; any other verdict stands.
+    pub fn strict(self, result: CheckResult) -> CheckResult {
+        if !result.accepted || self.is_empty() {
+            return result;
+        }
+        CheckResult {
+            accepted: false,
+            reason: Some(Reason::Unchecked),
+            note: Some(format!("{} (--strict)", self.words())),
+            ..result
+        }
     }
 }
 
