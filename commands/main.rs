@@ -101,7 +101,11 @@ fn main() -> ExitCode {
             Ok(false) => return ExitCode::from(check::EXIT_REFUSED),
             Err(e) => Err(e),
         },
-        Command::Sim(a) => sim::run(a, &cli.global),
+        Command::Sim(a) => match sim::run(a, &cli.global) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(sim::EXIT_FAILED),
+            Err(e) => Err(e),
+        },
         Command::Replay(a) => replay::run(a, &cli.global),
         Command::Route(a) => match route::run(a, &cli.global) {
             Ok(true) => Ok(()),

@@ -17,6 +17,12 @@ use std::path::PathBuf;
 /// the nearest obstacle, the largest lateral acceleration, wheel lift and the interventions
 /// of each shield rule. The run ends at the scenario's duration, at a collision, after 1 s
 /// at rest at the route's end or after 3 s standing anywhere.
+///
+/// Exit status: 0 when the verdict is ok, 4 when it says FAIL (a collision by the vehicle,
+/// struck at rest by an actor, rolled over, slid out of the geofence, stopped inside the
+/// obstacle margin); with --suite, 4 when a case a careful driver avoids (must-avoid or
+/// clear; every case of a suite without classes) collides under the rule the run is judged
+/// by (the last mode run: --moving, else the configured one). 1 error, 2 usage.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The scenario file (JSON, data/scenarios/README.md).
@@ -57,7 +63,11 @@ pub struct Args {
     format: Format,
 }
 
-pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
+/// The exit status when the verdict says FAIL.
+pub const EXIT_FAILED: u8 = 4;
+
+/// Runs the command; returns whether the verdict is ok (for a suite: no judged collision).
+pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
     let mut config = global.load_config()?;
     if let Some(m) = &args.moving {
         config.control.shield.moving_obstacle = m.parse().map_err(anyhow::Error::msg)?;
@@ -132,7 +142,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
     if args.log.is_none() && args.plot.is_none() && args.format == Format::Table {
         global.status("(--plot run.png draws the run; --log run.jsonl keeps every step)");
     }
-    Ok(())
+    Ok(summary.ok)
 }
 
 /// Says that a file was written, unless it was stdout.
@@ -295,7 +305,7 @@ fn run_suite(
     config: &acres::config::Config,
     global: &Global,
     stdout_taken: bool,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     use acres::config::MovingMode;
     use acres::jobs::suite::{self, SuiteKind};
     let kind = SuiteKind::from_name(name).expect("clap checks the suite's name");
@@ -313,8 +323,9 @@ fn run_suite(
     let mut results = Vec::new();
     for m in modes {
         global.status(&format!(
-            "running {} with the moving-object rule {m:?}",
-            kind.name()
+            "running {} with the moving-object rule {}",
+            kind.name(),
+            mode_name(m)
         ));
         results.push(suite::run(config, kind, m)?);
     }
@@ -336,7 +347,58 @@ fn run_suite(
         || suite_table(&results),
         || suite_csv(&results),
         stdout_taken,
-    )
+    )?;
+    let judged = results.last().expect("a suite runs in at least one mode");
+    if args.format != Format::Table && !stdout_taken {
+        global.status(&suite_verdict(judged));
+    }
+    Ok(judged.judged_collisions == 0)
+}
+
+/// A mode of the moving-object rule as the tables and messages print it.
+fn mode_name(m: acres::config::MovingMode) -> String {
+    format!("{m:?}").to_lowercase()
+}
+
+/// The verdict of a suite under the rule it is judged by: FAIL when a case a careful
+/// driver avoids collides.
+fn suite_verdict(r: &acres::jobs::suite::SuiteResult) -> String {
+    let classed = r.runs.iter().any(|run| run.careful.is_some());
+    let m = mode_name(r.moving);
+    let (one, many) = if classed {
+        (
+            "in a case a careful driver avoids",
+            "in cases a careful driver avoids",
+        )
+    } else {
+        ("", "")
+    };
+    let which = if classed {
+        "must-avoid or clear; grey and unavoidable cases are not judged"
+    } else {
+        "the cases have no careful-driver class: every case is judged"
+    };
+    let sp = |s: &str| {
+        if s.is_empty() {
+            String::new()
+        } else {
+            format!(" {s}")
+        }
+    };
+    match r.judged_collisions {
+        0 => format!(
+            "verdict ({m}): no collision by the vehicle{} ({which}): ok",
+            sp(one)
+        ),
+        1 => format!(
+            "verdict ({m}): 1 collision by the vehicle{} ({which}): FAIL",
+            sp(one)
+        ),
+        n => format!(
+            "verdict ({m}): {n} collisions by the vehicle{} ({which}): FAIL",
+            sp(many)
+        ),
+    }
 }
 
 /// The suite as CSV: a row per scenario and mode.
@@ -366,7 +428,7 @@ fn suite_csv(results: &[acres::jobs::suite::SuiteResult]) -> Vec<Vec<String>> {
         for run in &r.runs {
             rows.push(vec![
                 r.suite.name().to_string(),
-                format!("{:?}", r.moving).to_lowercase(),
+                mode_name(r.moving),
                 run.name.clone(),
                 run.careful.map_or("", |c| c.name()).to_string(),
                 run.closest_m.to_string(),
@@ -419,7 +481,7 @@ fn suite_table(results: &[acres::jobs::suite::SuiteResult]) -> String {
         head.push("bound s".into());
     }
     for r in results {
-        let m = format!("{:?}", r.moving).to_lowercase();
+        let m = mode_name(r.moving);
         head.push(format!("closest m ({m})"));
         head.push(format!("contact ({m})"));
         head.push(format!("lost s ({m})"));
@@ -445,6 +507,9 @@ fn suite_table(results: &[acres::jobs::suite::SuiteResult]) -> String {
     for r in results {
         t.push_str(&suite_counts(r));
     }
+    let judged = results.last().expect("a suite runs in at least one mode");
+    t.push_str(&suite_verdict(judged));
+    t.push('\n');
     t
 }
 

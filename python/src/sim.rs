@@ -27,8 +27,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 const SHIPPED: [(&str, &str); 6] = [
     ("opening", DEFAULT_SCENARIO),
     (
-        "opening_no_shield",
-        include_str!("../../data/scenarios/opening_no_shield.json"),
+        "opening_no_shield_collides",
+        include_str!("../../data/scenarios/opening_no_shield_collides.json"),
     ),
     (
         "crossing_person",

@@ -18,6 +18,14 @@ def acres_bin() -> Path:
     return b
 
 
+def cli_code(*args):
+    """Runs `acres -q ARGS`; returns its exit status and its stdout parsed as JSON (None
+    where it printed nothing)."""
+    r = subprocess.run([str(acres_bin()), "-q", *map(str, args)], capture_output=True, text=True)
+    assert r.returncode in (0, 3, 4), f"acres {' '.join(map(str, args))}: {r.returncode}\n{r.stderr}"
+    return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)
+
+
 def cli(*args, ok_codes=(0,)):
     """Runs `acres -q ARGS`; returns its stdout parsed as JSON (None where it printed nothing)."""
     r = subprocess.run([str(acres_bin()), "-q", *map(str, args)], capture_output=True, text=True)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, cli_code
 
 ray = pytest.importorskip("ray")
 sys.path.insert(0, str(ROOT / "examples" / "python"))
@@ -24,8 +24,10 @@ def test_the_campaign_table_equals_the_cli(local_ray, tmp_path):
     assert len(runs) == 30 * 3 * 2
     # Dry: the CLI's own suite run, mode by mode.
     for mode in ray_campaign.MODES:
-        want = cli("sim", "--suite", "crossing-person", "--moving", mode, "--format", "json")
+        code, want = cli_code("sim", "--suite", "crossing-person", "--moving", mode, "--format", "json")
         want = want[0] if isinstance(want, list) else want
+        # A suite fails (exit 4) exactly when a judged case collides.
+        assert code == (4 if want["judged_collisions"] > 0 else 0), (mode, code)
         got = {r["name"]: r for r in runs if r["moving"] == mode and r["state"] == "dry"}
         assert len(got) == 30
         for w in want["runs"]:
@@ -38,7 +40,8 @@ def test_the_campaign_table_equals_the_cli(local_ray, tmp_path):
         f = tmp_path / "case.json"
         f.write_text(json.dumps(c["scenario"]))
         for mode in ray_campaign.MODES:
-            s = cli("sim", "--scenario", f, "--moving", mode, "--format", "json")
+            code, s = cli_code("sim", "--scenario", f, "--moving", mode, "--format", "json")
+            assert code == (0 if s["ok"] else 4) and s["ok"] == s["verdict"].endswith(": ok"), s["verdict"]
             mine = next(r for r in runs if r["name"] == c["name"] and r["moving"] == mode and r["state"] == "wet")
             assert mine["collided_by_vehicle"] == any(x["by"] == "vehicle" for x in s["contacts"]), c["name"]
     off = [r for r in ray_campaign.table(runs) if r["moving"] == "off"]

@@ -360,7 +360,7 @@ mod tests {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/scenarios/");
         for name in [
             "opening.json",
-            "opening_no_shield.json",
+            "opening_no_shield_collides.json",
             "lane_downhill_wet.json",
         ] {
             let text = std::fs::read_to_string(format!("{dir}{name}")).unwrap();

@@ -118,6 +118,10 @@ pub struct Summary {
     /// The obstacle margin `d_m` of that class (the smallest of all classes where it is
     /// not known), m: the gap a stop before an obstacle must keep.
     pub obstacle_margin_m: f64,
+    /// The verdict in a line ([`Summary::verdict`]), ending `: ok` or `: FAIL`.
+    pub verdict: String,
+    /// Whether the verdict is ok (`acres sim` exits 4 where it is not).
+    pub ok: bool,
 }
 
 impl Summary {
@@ -577,7 +581,7 @@ impl Session {
     /// The summary of the run so far.
     pub fn summary(&self) -> Summary {
         let t = &self.tally;
-        Summary {
+        let mut s = Summary {
             scenario: self.name.clone(),
             time_s: t.t_end,
             distance_m: t.distance,
@@ -602,7 +606,11 @@ impl Session {
                 .shield()
                 .class_limits(self.plant.ground().class)
                 .obstacle_margin_m,
-        }
+            verdict: String::new(),
+            ok: false,
+        };
+        (s.verdict, s.ok) = s.verdict();
+        s
     }
 }
 

@@ -73,13 +73,20 @@ fn without_the_shield_the_driver_hits_the_object() {
     let (code, out, err) = run(&[
         "sim",
         "--scenario",
-        &scenario("opening_no_shield.json"),
+        &scenario("opening_no_shield_collides.json"),
         "--format",
         "json",
     ]);
-    assert_eq!(code, 0, "{err}");
+    // A failing verdict fails the command (issue 61): exit 4, the verdict in the summary.
+    assert_eq!(code, 4, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["collided"], true);
+    assert_eq!(v["ok"], false);
+    let verdict = v["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("collided with obstacle 0") && verdict.ends_with(": FAIL"),
+        "{verdict}"
+    );
     assert!(v["interventions"].get("obstacle").is_none());
 }
 
@@ -142,4 +149,69 @@ fn plot_of_the_run() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("run.jpg"), "{err}");
+}
+
+/// A failing verdict is exit 4, in every output format and for a suite judged by the rule
+/// it runs (issue 61): a script tells a collision from a clean run.
+#[test]
+fn failing_verdicts_exit_4_and_clean_runs_0() {
+    for format in ["table", "json", "csv"] {
+        let (code, out, err) = run(&[
+            "sim",
+            "--scenario",
+            &scenario("crossing_person.json"),
+            "--moving",
+            "off",
+            "--format",
+            format,
+        ]);
+        assert_eq!(code, 4, "{format}: {out}{err}");
+        assert!(
+            out.contains("collided with person 0") && out.contains("FAIL"),
+            "{out}"
+        );
+    }
+    let (code, out, err) = run(&["sim", "--scenario", &scenario("crossing_person.json")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": ok"), "{out}");
+    // A suite: judged by the last mode run; the rule-off line is information.
+    let (code, out, err) = run(&["sim", "--suite", "running-child"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("verdict (tracker): no collision by the vehicle"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[
+        "sim",
+        "--suite",
+        "running-child",
+        "--moving",
+        "off",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("verdict (off): ") && err.contains(": FAIL"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let runs = v[0]["runs"].as_array().unwrap();
+    let judged = runs
+        .iter()
+        .filter(|r| r["collided_by_vehicle"] == true)
+        .filter(|r| r["careful"] == "must-avoid" || r["careful"] == "clear")
+        .count();
+    assert!(judged > 0);
+    assert_eq!(v[0]["judged_collisions"], judged);
+    let grey = runs
+        .iter()
+        .filter(|r| r["careful"] == "grey" || r["careful"] == "unavoidable")
+        .filter(|r| r["collided_by_vehicle"] == true)
+        .count();
+    assert_eq!(
+        v[0]["collisions_by_vehicle"].as_u64().unwrap() as usize,
+        judged + grey,
+        "grey and unavoidable collisions are reported, not judged"
+    );
 }

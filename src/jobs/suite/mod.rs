@@ -205,7 +205,22 @@ pub struct SuiteResult {
     pub mean_time_lost_s: f64,
     pub scenarios: usize,
     pub reference_collisions: Option<usize>,
+    /// Collisions by the vehicle in the cases the suite is judged on: the careful driver's
+    /// clear and must-avoid cases, and every case of a suite without classes; grey and
+    /// unavoidable cases are reported, not judged. Any is a failing verdict.
+    pub judged_collisions: usize,
     pub runs: Vec<SuiteRun>,
+}
+
+impl SuiteRun {
+    /// Whether a collision of this case fails the suite: a careful driver avoids it
+    /// (clear or must-avoid), or the case has no class (the safe side).
+    pub fn judged(&self) -> bool {
+        matches!(
+            self.careful,
+            None | Some(CaseClass::Clear) | Some(CaseClass::MustAvoid)
+        )
+    }
 }
 
 /// The straight route of the suites at a ground's speed, as scenario JSON.
@@ -555,6 +570,10 @@ pub fn run(config: &Config, kind: SuiteKind, mode: MovingMode) -> Result<SuiteRe
         mean_time_lost_s: lost.iter().sum::<f64>() / lost.len().max(1) as f64,
         scenarios: runs.len(),
         reference_collisions: kind.reference_collisions(),
+        judged_collisions: runs
+            .iter()
+            .filter(|r| r.judged() && r.collided_by_vehicle)
+            .count(),
         runs,
     })
 }
