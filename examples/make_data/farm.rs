@@ -223,15 +223,29 @@ pub fn routes() {
     use Direction::Forward;
     use GroundClass::*;
     // From the yard up the gravel lane to the grass lane at y = 800, then east along it.
-    let mut p = Pen::new(960.0, 260.0, FRAC_PI_2);
-    p.line(60.0, 4.0, Concrete, Forward);
-    p.line(470.0, 6.9, Gravel, Forward);
-    p.arc(10.0, -FRAC_PI_2, 6.9, GrassLane, Forward);
-    p.line(400.0, 6.9, GrassLane, Forward);
+    // The corner (10 m radius: the lanes, 4 and 3.5 m wide, hold no turn the shield can
+    // steer) cuts across the meadow between them, and says so: its points are grass, so
+    // the corridor takes in the grass beside them and the plan check passes it.
+    let yard_to_east = |corner: GroundClass| {
+        let mut p = Pen::new(960.0, 260.0, FRAC_PI_2);
+        p.line(60.0, 4.0, Concrete, Forward);
+        p.line(470.0, 6.9, Gravel, Forward);
+        p.arc(10.0, -FRAC_PI_2, 6.9, corner, Forward);
+        p.line(400.0, 6.9, GrassLane, Forward);
+        p.end(GrassLane, Forward)
+    };
     write(
         "farm_yard_to_east_lane.json",
         "Farm: yard, gravel lane north, grass lane east (0.95 km)",
-        p.end(GrassLane, Forward),
+        yard_to_east(Grass),
+    );
+    // The test fixture of a failing plan check: the same corner said to be grass lane, so
+    // the corridor keeps to the lanes and the corner leaves it (10 points fail).
+    super::write_in(
+        "tests/data/routes",
+        "farm_corner_mislabelled.json",
+        "Farm route whose corner says grass lane where it crosses grass (fails route check)",
+        yard_to_east(GrassLane),
     );
     // A scouting pass in the field east of the lane: in at a gap, 300 m out and back.
     let mut p = Pen::new(1000.0, 830.0, 0.0);

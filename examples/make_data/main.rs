@@ -96,12 +96,18 @@ fn round(v: f64) -> f64 {
 }
 
 pub fn write(name: &str, title: &str, points: Vec<PathPoint>) {
+    write_in("data/routes", name, title, points);
+}
+
+/// Writes a route under `folder` of the repository.
+pub fn write_in(folder: &str, name: &str, title: &str, points: Vec<PathPoint>) {
     Path::new(name, &points).expect("a valid route");
     let file = RouteFile {
         name: title.to_string(),
         points,
     };
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/routes");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
     let mut text = serde_json::to_string(&file).unwrap();
     // One point a line, so that diffs stay readable.
     text = text
@@ -110,7 +116,7 @@ pub fn write(name: &str, title: &str, points: Vec<PathPoint>) {
         .replace("}]", "}\n]");
     text.push('\n');
     acres::formats::atomic::write_atomic(&dir.join(name), text.as_bytes()).unwrap();
-    println!("wrote data/routes/{name} ({} points)", file.points.len());
+    println!("wrote {folder}/{name} ({} points)", file.points.len());
 }
 
 fn main() {

@@ -7,7 +7,10 @@
 //! speed command (the driver caps it: a note) and its vehicle speed (a fail), and, with a
 //! corridor, the clearance `d(p)` of the point: below `m_v + G` the vehicle cannot stand
 //! there (a fail); below `m_v + G + E` the swept corridor lets it pass only slowly, at
-//! the speed where `w(v) = d(p)` (a note where that is below the planned speed).
+//! the speed where `w(v) = d(p)` (a fail where that is below the planned speed: the
+//! shield would stop or slow the vehicle there). At a cusp the curvature is that of each
+//! side's own points (the circle through the cusp and its neighbours mixes the two
+//! directions), the larger of the two.
 
 use crate::chain::envelope::{ClassLimits, Grip, GroundClass};
 use crate::chain::path::Path;
@@ -97,7 +100,7 @@ pub fn check(config: &Config, route: &Path, corridor: Option<&Corridor>) -> Rout
             x: p.x,
             y: p.y,
             class,
-            curvature_per_m: route.curvature(i),
+            curvature_per_m: curvature_at(route, i),
             speed_mps: route.speed(i),
             speed_command_mps: lim.speed_command_mps,
             class_speed_mps: lim.speed_mps,
@@ -147,6 +150,20 @@ pub fn check(config: &Config, route: &Path, corridor: Option<&Corridor>) -> Rout
     }
 }
 
+/// The curvature the vehicle steers at point `i`: the larger in size of the curvatures
+/// seen from its two segments, which differ only at a cusp (where each side's is that of
+/// its own part, [`Path::curvature_on`]).
+pub fn curvature_at(route: &Path, i: usize) -> f64 {
+    let before = i.checked_sub(1);
+    let after = (i + 1 < route.len()).then_some(i);
+    [before, after]
+        .into_iter()
+        .flatten()
+        .map(|seg| route.curvature_on(i, seg))
+        .max_by(|a, b| a.abs().total_cmp(&b.abs()))
+        .unwrap_or(0.0)
+}
+
 /// A class's name as configs and routes spell it (`grass_lane`).
 pub fn name(c: GroundClass) -> String {
     serde_json::to_value(c)
@@ -181,8 +198,9 @@ fn clearance_checks(config: &Config, c: &mut PointCheck, d: f64, stand: f64) {
     c.corridor_speed_mps = corridor_speed(config, d);
     if let Some(v) = c.corridor_speed_mps {
         if v < c.speed_mps {
-            c.notes.push(format!(
-                "clearance {d:.2} m narrows the swept corridor: {v:.2} m/s at most"
+            c.fails.push(format!(
+                "clearance {d:.2} m narrows the swept corridor: {v:.2} m/s at most, {:.2} m/s planned",
+                c.speed_mps
             ));
         }
     }
@@ -287,34 +305,83 @@ mod tests {
         assert_eq!(corridor_speed(&c, 0.85), Some(0.0));
     }
 
-    /// With the shipped corridor, the shipped route keeps its clearance except at one
-    /// corner, near (964, 798), where it cuts across grass (the map's class) while it
-    /// says grass lane: a finding of the plan check. An excluded raster fails every point.
+    /// The shipped route passes its own plan check on the shipped corridor; the fixture
+    /// that says grass lane where its corner crosses the meadow fails at that corner
+    /// alone, near (964, 798), for its clearance, and where the swept corridor allows
+    /// less than the planned speed. An excluded raster fails every point.
     #[test]
-    fn the_shipped_route_fits_its_corridor_but_for_one_corner() {
+    fn the_shipped_route_passes_and_the_mislabelled_corner_fails() {
         let c = Config::builtin();
         let map = crate::ground::Map::builtin_farm();
         let route = Path::builtin("farm_yard_to_east_lane.json").unwrap();
         let cor =
             crate::ground::corridor::build(&map, &route, &c.control.corridor, |_| {}).unwrap();
         let rep = check(&c, &route, Some(&cor));
-        let failing: Vec<(f64, f64)> = rep
-            .issues
-            .iter()
-            .filter(|p| p.fails.iter().any(|f| f.contains("clearance")))
-            .map(|p| (p.x, p.y))
-            .collect();
+        assert!(rep.passes(), "{:?}", rep.issues);
+        let bad = Path::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/routes/farm_corner_mislabelled.json"
+        )))
+        .unwrap();
+        let cor_bad =
+            crate::ground::corridor::build(&map, &bad, &c.control.corridor, |_| {}).unwrap();
+        let rep = check(&c, &bad, Some(&cor_bad));
+        let failing: Vec<&PointCheck> = rep.issues.iter().filter(|p| !p.fails.is_empty()).collect();
         assert!(!failing.is_empty());
-        for (x, y) in &failing {
-            assert!(
-                (x - 964.0).hypot(y - 798.0) < 4.0,
-                "({x}, {y}) of {failing:?}"
-            );
+        for p in &failing {
+            assert!((p.x - 964.0).hypot(p.y - 798.0) < 4.0, "{p:?}");
         }
+        assert!(
+            failing
+                .iter()
+                .any(|p| p.fails[0].contains("does not hold the vehicle"))
+        );
+        let slow = failing
+            .iter()
+            .find(|p| p.fails[0].contains("narrows the swept corridor"))
+            .expect("a point where the corridor allows less than the plan");
+        assert!(
+            slow.corridor_speed_mps.unwrap() < slow.speed_mps,
+            "{slow:?}"
+        );
         let mut p = cor.clone();
         // The whole raster excluded: every point fails for its clearance.
         p.grid.cells.iter_mut().for_each(|d| *d = 0.0);
         let rep = check(&c, &route, Some(&p));
         assert_eq!(rep.failing_points, route.len());
+    }
+
+    /// At a cusp the curvature is each side's own: the shipped reverse into the shed bay
+    /// passes (across the cusp the circle gives 2.7 1/m), while a reverse part that
+    /// really bends too sharply fails at the cusp and beyond.
+    #[test]
+    fn a_cusp_takes_the_curvature_of_each_side() {
+        let c = Config::builtin();
+        let yard = Path::builtin("yard_reverse.json").unwrap();
+        let cusp = (1..yard.len() - 1)
+            .find(|&i| yard.direction(i - 1) != yard.direction(i))
+            .unwrap();
+        assert!(yard.curvature(cusp).abs() > 1.0, "{}", yard.curvature(cusp));
+        assert!(curvature_at(&yard, cusp).abs() <= 0.2);
+        assert!(check(&c, &yard, None).passes());
+        // Forward 10 m east, then in reverse on a circle of 2 m radius (0.5 1/m).
+        let g = Some(GroundClass::Concrete);
+        let mut pts: Vec<PathPoint> = (0..=20).map(|i| pt(i as f64 * 0.5, 0.0, 1.0, g)).collect();
+        for k in 1..=10 {
+            let a = k as f64 * 0.25;
+            let mut q = pt(10.0 - 2.0 * a.sin(), 2.0 - 2.0 * a.cos(), 1.0, g);
+            q.direction = Direction::Reverse;
+            pts.push(q);
+        }
+        pts[20].direction = Direction::Reverse;
+        let r = Path::new("sharp reverse", &pts).unwrap();
+        let rep = check(&c, &r, None);
+        assert!(
+            rep.all[20].fails.iter().any(|f| f.contains("curvature")),
+            "{:?}",
+            rep.all[20]
+        );
+        assert!((curvature_at(&r, 20).abs() - 0.5).abs() < 0.02);
+        assert!(rep.all[19].fails.is_empty(), "{:?}", rep.all[19]);
     }
 }

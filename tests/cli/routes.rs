@@ -113,36 +113,28 @@ fn yard_route_with_a_reverse_part_is_driven_to_its_end() {
     check("yard_reverse.json", 0.6);
 }
 
-/// `acres route check`: the shipped route on the shipped map fails at its one corner
-/// (exit 3), each format says so; a route without a corridor passes; bad input is an
-/// error naming the file.
+/// `acres route check`: a route whose corner says grass lane where it crosses the meadow
+/// fails there on the shipped map (exit 3), each format says so; a route without a
+/// corridor passes; bad input is an error naming the file.
 #[test]
 fn route_check_finds_the_corner_and_exits_3() {
     use crate::run;
-    let (code, text, _) = run(&[
-        "route",
-        "check",
-        "farm_yard_to_east_lane.json",
-        "--map",
-        "farm",
-    ]);
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/routes/farm_corner_mislabelled.json"
+    );
+    let (code, text, _) = run(&["route", "check", fixture, "--map", "farm"]);
     assert_eq!(code, 3, "{text}");
     assert!(
-        text.contains("FAIL: clearance") && text.contains("10 fail"),
+        text.contains("FAIL: clearance") && text.contains("12 fail"),
         "{text}"
     );
     let (code, j, _) = run(&[
-        "route",
-        "check",
-        "farm_yard_to_east_lane.json",
-        "--map",
-        "farm",
-        "--format",
-        "json",
+        "route", "check", fixture, "--map", "farm", "--format", "json",
     ]);
     assert_eq!(code, 3);
     let v: serde_json::Value = serde_json::from_str(&j).unwrap();
-    assert_eq!(v["failing_points"], 10);
+    assert_eq!(v["failing_points"], 12);
     assert!(
         v["issues"][0]["notes"][0]
             .as_str()
@@ -166,4 +158,30 @@ fn route_check_finds_the_corner_and_exits_3() {
     let (code, _, err) = run(&["route", "check", bad.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("bad.json"), "{err}");
+}
+
+/// Every shipped route passes its own plan check (issue 61): the farm's routes on the
+/// farm map, the others (drawn on no map) for curvature, class and speed.
+#[test]
+fn every_shipped_route_passes_route_check() {
+    use crate::run;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/routes");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !(name.ends_with(".json") || name.ends_with(".geojson")) {
+            continue;
+        }
+        let p = path.to_str().unwrap();
+        let mut args = vec!["route", "check", p];
+        if name.starts_with("farm_") {
+            args.extend(["--map", "farm"]);
+        }
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(out.contains("; 0 fail"), "{name}: {out}");
+        n += 1;
+    }
+    assert!(n >= 6, "{n} routes");
 }
