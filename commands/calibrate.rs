@@ -112,8 +112,14 @@ pub struct CalibrateArgs {
     /// conservative.
     #[arg(long)]
     strict: bool,
+    /// Let --out write an envelope that loosens a limit of the configured one (a higher
+    /// speed, deceleration or lateral limit, a smaller obstacle margin, a new table). By
+    /// default such a file is refused, and the differences that loosen are marked.
+    #[arg(long, requires = "out")]
+    accept_looser: bool,
     /// The output format: `table`, `json` (the envelope, the derivations and the
-    /// differences) or `csv` (a row per class and grip level). On stderr with --out -.
+    /// differences, each with `loosens`) or `csv` (a row per class and grip level). On
+    /// stderr with --out -.
     #[arg(long, value_enum, default_value_t = output::Format::Table)]
     format: output::Format,
 }
@@ -266,7 +272,21 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
             global.status(&format!("wrote {}", p.display()));
         }
     }
+    let configured = config
+        .source(acres::config::ConfigFile::Envelope)
+        .to_string();
+    let looser = diffs.iter().filter(|d| d.loosens).count();
     if let Some(p) = &a.out {
+        if looser > 0 && !a.accept_looser {
+            let table = calibration_table(&source, rows.len(), &cal, &configured, &diffs);
+            eprint!("{table}");
+            anyhow::bail!(
+                "{} not written: {looser} of the {} differences loosen a limit of the configured \
+                 envelope, {configured} (marked LOOSER above); --accept-looser writes it anyway",
+                p.display(),
+                diffs.len()
+            );
+        }
         let mut text = serde_json::to_string_pretty(&cal.envelope)?;
         text.push('\n');
         output::write_output(p, text.as_bytes())?;
@@ -274,9 +294,7 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
             global.status(&format!("wrote {}", p.display()));
         }
     }
-    let configured = config
-        .source(acres::config::ConfigFile::Envelope)
-        .to_string();
+    let same_tables = calibrate::same_tables_note(&rows, &cal.envelope);
     #[derive(serde::Serialize)]
     struct Out<'a> {
         measurements: &'a str,
@@ -284,6 +302,9 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
         derivations: &'a [calibrate::Derivation],
         configured: &'a str,
         differences: &'a [calibrate::EnvelopeDiff],
+        /// Why the dry and unknown tables are the same, where they are.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        same_tables: Option<&'a str>,
     }
     let out = Out {
         measurements: &source,
@@ -291,12 +312,19 @@ pub fn calibrate(config: &Config, a: CalibrateArgs, global: &Global) -> anyhow::
         derivations: &cal.derivations,
         configured: &configured,
         differences: &diffs,
+        same_tables: same_tables.as_deref(),
     };
     let csv = output::csv_of(&cal.derivations)?;
     output::emit(
         a.format,
         &out,
-        || calibration_table(&source, rows.len(), &cal, &configured, &diffs),
+        || {
+            let mut t = calibration_table(&source, rows.len(), &cal, &configured, &diffs);
+            if let Some(n) = &same_tables {
+                t.push_str(&format!("\n{n}\n"));
+            }
+            t
+        },
         || csv,
         stdout_taken,
     )
@@ -362,16 +390,21 @@ fn calibration_table(
     if diffs.is_empty() {
         t.push_str(&format!("\nthe same as {configured}\n"));
     } else {
-        t.push_str(&format!("\ndifferences from {configured}:\n"));
+        let looser = diffs.iter().filter(|d| d.loosens).count();
+        t.push_str(&format!(
+            "\ndifferences from {configured} ({looser} of {} loosen a limit):\n",
+            diffs.len()
+        ));
         for d in diffs {
             let v = |x: Option<f64>| x.map(f2).unwrap_or_else(|| "-".into());
             t.push_str(&format!(
-                "  {} {} {}: {} → {}\n",
+                "  {} {} {}: {} → {}{}\n",
                 d.grip,
                 d.class,
                 d.key,
                 v(d.configured),
-                v(d.calibrated)
+                v(d.calibrated),
+                if d.loosens { "  LOOSER" } else { "" }
             ));
         }
     }

@@ -346,6 +346,23 @@ pub struct EnvelopeDiff {
     pub key: &'static str,
     pub configured: Option<f64>,
     pub calibrated: Option<f64>,
+    /// Whether the calibrated value lets the vehicle do more than the configured one: a
+    /// higher speed, deceleration or lateral limit, a smaller obstacle margin, or a table
+    /// the configured envelope does not have.
+    pub loosens: bool,
+}
+
+/// Whether going from `configured` to `calibrated` loosens the limit `key`: every limit
+/// is an upper bound but the obstacle margin, a lower one; a value that appears where
+/// there was none loosens (nobody vetted it), one that disappears does not (the worse
+/// table then applies).
+pub fn loosens(key: &str, configured: Option<f64>, calibrated: Option<f64>) -> bool {
+    match (configured, calibrated) {
+        (None, Some(_)) => true,
+        (Some(_), None) | (None, None) => false,
+        (Some(a), Some(b)) if key == "obstacle_margin_m" => b < a,
+        (Some(a), Some(b)) => b > a,
+    }
 }
 
 /// Where `calibrated` differs from `configured`.
@@ -384,12 +401,43 @@ pub fn differences(configured: &EnvelopeConfig, calibrated: &EnvelopeConfig) -> 
                         key,
                         configured: x,
                         calibrated: y,
+                        loosens: loosens(key, x, y),
                     });
                 }
             }
         }
     }
     out
+}
+
+/// Why the `dry` and `unknown` tables came out the same, where they did: the stops never
+/// braked hard enough to meet the wet grip, so wet and dry stops measured alike and the
+/// worst over both states is the dry one. None where the tables differ.
+pub fn same_tables_note(rows: &[Measurement], envelope: &EnvelopeConfig) -> Option<String> {
+    use crate::chain::envelope::Grip;
+    let (dry, unknown) = (envelope.table(Grip::Dry)?, envelope.table(Grip::Unknown)?);
+    if GroundClass::ALL
+        .iter()
+        .any(|&c| dry.get(c) != unknown.get(c))
+    {
+        return None;
+    }
+    let hardest = rows
+        .iter()
+        .filter_map(|m| m.decel_mps2)
+        .fold(0.0f64, f64::max);
+    let (wet_mu, class) = GroundClass::ALL
+        .iter()
+        .map(|&c| (crate::ground::class::ground(Some(c), GroundState::Wet).0, c))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("there are classes");
+    Some(format!(
+        "the dry and unknown tables are identical: the stops braked at most {hardest:.2} \
+         m/s², below the least wet grip (μ g = {:.2} m/s² on wet {}), so wet and dry \
+         stops measured alike",
+        wet_mu * crate::ground::class::G,
+        class.name()
+    ))
 }
 
 /// One planned test of `acres envelope measure`.
@@ -772,5 +820,77 @@ mod tests {
             w.iter()
                 .any(|x| x.contains("`field`") && x.contains("follow"))
         );
+    }
+
+    /// Every limit is an upper bound but the obstacle margin: raising a speed,
+    /// deceleration or lateral limit loosens, lowering the margin loosens, and so does a
+    /// table that appears; the opposite moves and a table that disappears do not.
+    #[test]
+    fn a_difference_loosens_in_the_unsafe_direction_only() {
+        for key in [
+            "speed_command_mps",
+            "speed_mps",
+            "decel_mps2",
+            "lateral_accel_max_mps2",
+        ] {
+            assert!(loosens(key, Some(6.9), Some(7.0)), "{key}");
+            assert!(!loosens(key, Some(6.9), Some(6.8)), "{key}");
+        }
+        assert!(loosens("obstacle_margin_m", Some(2.5), Some(1.6)));
+        assert!(!loosens("obstacle_margin_m", Some(1.6), Some(2.5)));
+        assert!(loosens("decel_mps2", None, Some(1.2)));
+        assert!(!loosens("decel_mps2", Some(1.2), None));
+        // The shipped measurements against the built-in envelope: the margins shrink and
+        // the commands rise, and each such difference is marked.
+        let cfg = Config::builtin();
+        let rows = read_csv(
+            "shipped",
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/data/stops/measurements.csv"
+            ))
+            .as_bytes(),
+        )
+        .unwrap();
+        let cal = calibrate(&cfg, &rows).unwrap();
+        let diffs = differences(&cfg.envelope, &cal.envelope);
+        assert!(!diffs.is_empty());
+        for d in &diffs {
+            let (a, b) = (d.configured.unwrap(), d.calibrated.unwrap());
+            let want = if d.key == "obstacle_margin_m" {
+                b < a
+            } else {
+                b > a
+            };
+            assert_eq!(d.loosens, want, "{d:?}");
+        }
+        // Against itself nothing differs.
+        assert!(differences(&cal.envelope, &cal.envelope).is_empty());
+    }
+
+    /// Stops that brake below every wet grip measure the same wet and dry, so the two
+    /// tables agree and the note says why (with the hardest stop and the least wet grip,
+    /// 0.35 g); with wet stops that brake less the tables differ and there is no note.
+    #[test]
+    fn identical_dry_and_unknown_tables_are_explained() {
+        let cfg = Config::builtin();
+        let same = table(1.6, 0.08, 0.1, 2.5, 9.0);
+        let cal = calibrate(&cfg, &same).unwrap();
+        let note = same_tables_note(&same, &cal.envelope).expect("the tables agree");
+        assert!(
+            note.contains("1.60 m/s²") && note.contains("3.43"),
+            "{note}"
+        );
+        let mut wet_weaker = same.clone();
+        for m in wet_weaker
+            .iter_mut()
+            .filter(|m| m.state == GroundState::Wet)
+        {
+            if let Some(d) = m.decel_mps2.as_mut() {
+                *d = 0.9;
+            }
+        }
+        let cal = calibrate(&cfg, &wet_weaker).unwrap();
+        assert_eq!(same_tables_note(&wet_weaker, &cal.envelope), None);
     }
 }

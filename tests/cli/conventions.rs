@@ -275,6 +275,7 @@ fn calibrate_warns_of_missing_tests_and_refuses_them_when_strict() {
         p.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--accept-looser",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(

@@ -206,14 +206,37 @@ fn calibrate_reads_the_shipped_measurements_and_writes_an_envelope_others_accept
         out.contains("grip unknown:") && out.contains("grip dry:"),
         "{out}"
     );
-    assert!(out.contains("differences from built-in:"), "{out}");
     assert!(
-        out.contains("unknown gravel obstacle_margin_m: 2.40 → 1.60"),
+        out.contains("differences from built-in (14 of 14 loosen a limit):"),
         "{out}"
     );
+    assert!(
+        out.contains("unknown gravel obstacle_margin_m: 2.40 → 1.60  LOOSER"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the dry and unknown tables are identical: the stops braked at most"),
+        "{out}"
+    );
+    // A looser envelope is not written without --accept-looser (issue 61), and nothing
+    // is left behind.
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("envelope_v1.json");
     let (code, _, err) = run(&["envelope", "calibrate", "--out", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("not written: 14 of the 14 differences loosen a limit")
+            && err.contains("--accept-looser"),
+        "{err}"
+    );
+    assert!(!p.exists());
+    let (code, _, err) = run(&[
+        "envelope",
+        "calibrate",
+        "--out",
+        p.to_str().unwrap(),
+        "--accept-looser",
+    ]);
     assert_eq!(code, 0, "{err}");
     let d = dir.path().to_str().unwrap();
     let (code, out, err) = run(&["--config-dir", d, "envelope", "show", "--format", "json"]);
@@ -222,10 +245,37 @@ fn calibrate_reads_the_shipped_measurements_and_writes_an_envelope_others_accept
     assert_eq!(v["classes"][2]["class"], "gravel");
     assert_eq!(v["classes"][2]["obstacle_margin_m"], 1.6);
     assert_eq!(v["classes"][2]["decel_mps2"], 1.2);
-    // With its own envelope, calibrate finds no difference.
+    // With its own envelope, calibrate finds no difference, and writes without the flag;
+    // an envelope that only tightens is written too.
     let (code, out, _) = run(&["--config-dir", d, "envelope", "calibrate"]);
     assert_eq!(code, 0);
     assert!(out.contains("the same as"), "{out}");
+    let again = dir.path().join("again.json");
+    let (code, _, err) = run(&[
+        "--config-dir",
+        d,
+        "envelope",
+        "calibrate",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let looser = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("\"obstacle_margin_m\": 1.6", "\"obstacle_margin_m\": 1.0");
+    assert!(looser.contains("1.0"));
+    std::fs::write(&p, looser).unwrap();
+    let (code, out, err) = run(&[
+        "--config-dir",
+        d,
+        "envelope",
+        "calibrate",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("obstacle_margin_m: 1.00 → 1.60\n"), "{out}");
+    assert!(!out.contains("LOOSER"), "{out}");
 }
 
 /// `acres envelope measure` of dry gravel into `out`, with more arguments; asserts success.
