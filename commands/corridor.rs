@@ -62,13 +62,13 @@ struct ExportArgs {
 /// atomically.
 #[derive(Debug, clap::Args)]
 struct BuildArgs {
-    /// The map: a manifest (JSON), a ROS map_server YAML or a class GeoTIFF; default: the
-    /// shipped farm map (data/maps/farm/farm.json).
+    /// The map: a manifest (JSON), a ROS map_server YAML, a class GeoTIFF, or `farm`;
+    /// default: the shipped farm map (data/maps/farm/farm.json).
     #[arg(long, value_name = "FILE")]
     map: Option<PathBuf>,
     /// The route (acres route JSON or GeoJSON; a GeoJSON in longitude and latitude is
-    /// projected onto the map's CRS); default: the shipped
-    /// data/routes/farm_yard_to_east_lane.json.
+    /// projected onto the map's CRS), or a shipped route's name (data/routes/); default:
+    /// the shipped data/routes/farm_yard_to_east_lane.json.
     #[arg(long, value_name = "FILE")]
     route: Option<PathBuf>,
     /// The corridor file to write (`-`: stdout, not onto a terminal).
@@ -154,11 +154,12 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
     let config = global.load_config()?;
     let t0 = Instant::now();
     let map = match &a.map {
+        Some(p) if p.to_str() == Some("farm") => Map::builtin_farm(),
         Some(p) => Map::load(p)?,
         None => Map::builtin_farm(),
     };
     let route = match &a.route {
-        Some(p) => Path::load_on(p, map.crs)?,
+        Some(p) => Path::load_named_on(p, map.crs)?,
         None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
     let image_format = match &a.image {

@@ -43,10 +43,11 @@ pub struct Args {
     /// or the bag's folder); `-` reads JSON Lines from stdin.
     pub log: PathBuf,
     /// The scenario that was recorded: its route and its rule switches (default: the
-    /// built-in opening scenario, as `acres sim`).
+    /// built-in opening scenario, as `acres sim`); a file, or a shipped scenario's name.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
-    /// The route driven, instead of the scenario's (acres route JSON or GeoJSON).
+    /// The route driven, instead of the scenario's (acres route JSON or GeoJSON, or a shipped
+    /// route's name).
     #[arg(long, value_name = "FILE")]
     pub route: Option<PathBuf>,
     /// Write the replayed rows to FILE (`-` for stdout); CSV, or JSON Lines for a
@@ -374,7 +375,7 @@ fn replayers(
 ) -> anyhow::Result<(Replayer, Option<Replayer>)> {
     let scenario = Scenario::load(args.scenario.as_deref())?;
     let route = match &args.route {
-        Some(p) => acres::chain::path::Path::load(p)?,
+        Some(p) => acres::chain::path::Path::load_named_on(p, None)?,
         None => scenario.route()?,
     };
     let (corner, shield) = (scenario.corner_rule, scenario.shield);

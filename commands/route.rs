@@ -69,12 +69,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
 
 /// A route file, or a shipped route by name; a route on the Earth is placed on `crs`.
 fn load_route(p: &std::path::Path, crs: Option<acres::ground::Crs>) -> anyhow::Result<Path> {
-    if !p.exists() {
-        if let Some(r) = p.to_str().and_then(Path::builtin) {
-            return Ok(r);
-        }
-    }
-    Ok(Path::load_on(p, crs)?)
+    Ok(Path::load_named_on(p, crs)?)
 }
 
 fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {

@@ -25,7 +25,10 @@ use std::path::PathBuf;
 /// by (the last mode run: --moving, else the configured one). 1 error, 2 usage.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The scenario file (JSON, data/scenarios/README.md).
+    /// The scenario file (JSON, data/scenarios/README.md), or a shipped scenario's name
+    /// (`opening`, `opening_no_shield_collides`, `crossing_person`, `farm_terrace_wet`,
+    /// `field_loop_dry`, `lane_downhill_wet`, with or without `.json`), found from anywhere
+    /// where no file of that name is here.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
     /// Write the log: JSON Lines, one record per control step (the state, the scan, the

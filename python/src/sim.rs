@@ -7,7 +7,7 @@ use acres::chain::scan::Scan;
 use acres::chain::shield::{Command, Pose};
 use acres::chain::{Chain, ChainInput, Gear, Proposal, VehicleState};
 use acres::config::{Config, MovingMode};
-use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
+use acres::formats::scenario::{SHIPPED, Scenario};
 use acres::jobs::sim::{Request, Session};
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
@@ -22,32 +22,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// The shipped scenarios (data/scenarios/), built in so that the package needs no data
-/// folder.
-const SHIPPED: [(&str, &str); 6] = [
-    ("opening", DEFAULT_SCENARIO),
-    (
-        "opening_no_shield_collides",
-        include_str!("../../data/scenarios/opening_no_shield_collides.json"),
-    ),
-    (
-        "crossing_person",
-        include_str!("../../data/scenarios/crossing_person.json"),
-    ),
-    (
-        "farm_terrace_wet",
-        include_str!("../../data/scenarios/farm_terrace_wet.json"),
-    ),
-    (
-        "field_loop_dry",
-        include_str!("../../data/scenarios/field_loop_dry.json"),
-    ),
-    (
-        "lane_downhill_wet",
-        include_str!("../../data/scenarios/lane_downhill_wet.json"),
-    ),
-];
-
 /// The names of the shipped scenarios.
 #[pyfunction]
 fn scenario_names() -> Vec<&'static str> {
@@ -59,9 +33,8 @@ pub(crate) fn scenario(spec: &str) -> PyResult<Scenario> {
     if spec.trim_start().starts_with('{') {
         return Scenario::from_json_str("<scenario text>", spec).map_err(err);
     }
-    let name = spec.trim_end_matches(".json");
-    if let Some((n, text)) = SHIPPED.iter().find(|(n, _)| *n == name) {
-        return Scenario::from_json_str(&format!("data/scenarios/{n}.json"), text).map_err(err);
+    if let Some(s) = Scenario::shipped(spec) {
+        return s.map_err(err);
     }
     let p = std::path::Path::new(spec);
     if !p.exists() {

@@ -110,11 +110,11 @@ impl fmt::Display for ConfigSource {
 /// has one, the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{path}: {source}")]
+    /// The OS error is in the message, not a source, so that it is printed once.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("config directory {0}: not a directory")]
     NotADirectory(PathBuf),
@@ -251,7 +251,7 @@ impl Config {
                 Some(p) if p.exists() => {
                     let text = std::fs::read_to_string(&p).map_err(|source| ConfigError::Io {
                         path: p.clone(),
-                        source,
+                        error: source,
                     })?;
                     texts.push((text, ConfigSource::File(p)));
                 }
@@ -321,7 +321,7 @@ impl Config {
 pub fn write_defaults(dir: &Path, force: bool) -> Result<Vec<PathBuf>, ConfigError> {
     std::fs::create_dir_all(dir).map_err(|source| ConfigError::Io {
         path: dir.to_path_buf(),
-        source,
+        error: source,
     })?;
     let paths: Vec<PathBuf> = ConfigFile::ALL
         .iter()
@@ -336,7 +336,7 @@ pub fn write_defaults(dir: &Path, force: bool) -> Result<Vec<PathBuf>, ConfigErr
         crate::formats::atomic::write_atomic(path, file.builtin_text().as_bytes()).map_err(
             |source| ConfigError::Io {
                 path: path.clone(),
-                source,
+                error: source,
             },
         )?;
     }

@@ -26,12 +26,9 @@ pub const VERSION: u32 = 3;
 /// An error of reading a corridor file; it names the file and what is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum CorridorFileError {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The OS error is in the message, not a source, so that it is printed once.
+    #[error("{file}: {error}")]
+    Io { file: String, error: std::io::Error },
     #[error("{0}: not a corridor file (bad magic)")]
     Magic(String),
     #[error("{file}: version {found}, this acres reads versions 1 to {VERSION}")]
@@ -147,7 +144,7 @@ impl Corridor {
         crate::formats::atomic::write_atomic(path, &self.to_bytes()).map_err(|source| {
             CorridorFileError::Io {
                 file: path.display().to_string(),
-                source,
+                error: source,
             }
         })
     }
@@ -157,7 +154,7 @@ impl Corridor {
         let file = path.display().to_string();
         let b = std::fs::read(path).map_err(|source| CorridorFileError::Io {
             file: file.clone(),
-            source,
+            error: source,
         })?;
         Corridor::from_bytes(&file, &b)
     }
@@ -169,7 +166,7 @@ pub fn version_of(path: &FsPath) -> Result<u32, CorridorFileError> {
     let file = path.display().to_string();
     let io = |source| CorridorFileError::Io {
         file: file.clone(),
-        source,
+        error: source,
     };
     let mut head = [0u8; 12];
     std::fs::File::open(path)

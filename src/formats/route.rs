@@ -44,6 +44,18 @@ impl Path {
         Path::from_json_str_on(&label, &text, map_crs)
     }
 
+    /// A route file, or where no file of that bare name is here, the shipped route of that
+    /// name ([`Path::BUILTIN`]), so that the shipped routes are found from anywhere.
+    pub fn load_named_on(path: &FsPath, map_crs: Option<Crs>) -> Result<Path, PathError> {
+        let bare = path.parent().is_none_or(|d| d.as_os_str().is_empty());
+        if bare && !path.exists() {
+            if let Some(r) = path.to_str().and_then(Path::builtin) {
+                return Ok(r);
+            }
+        }
+        Path::load_on(path, map_crs)
+    }
+
     /// The names of the shipped routes of `data/routes/`, built into the binary.
     pub const BUILTIN: [&'static str; 6] = [
         "straight_lane.json",

@@ -15,11 +15,9 @@ use std::sync::Arc;
 pub enum ScenarioError {
     #[error("{file}: {message}")]
     Key { file: String, message: String },
-    #[error("reading {file}: {source}")]
-    Read {
-        file: String,
-        source: std::io::Error,
-    },
+    /// The OS error is in the message, not a source, so that it is printed once.
+    #[error("reading {file}: {error}")]
+    Read { file: String, error: std::io::Error },
     #[error(transparent)]
     Path(#[from] crate::chain::path::PathError),
 }
@@ -99,7 +97,58 @@ pub const DEFAULT_SCENARIO: &str = include_str!(concat!(
     "/data/scenarios/opening.json"
 ));
 
+/// The shipped scenarios (data/scenarios/), built in so that the binary and the Python
+/// package find them by name from anywhere.
+pub const SHIPPED: [(&str, &str); 6] = [
+    ("opening", DEFAULT_SCENARIO),
+    (
+        "opening_no_shield_collides",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/opening_no_shield_collides.json"
+        )),
+    ),
+    (
+        "crossing_person",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/crossing_person.json"
+        )),
+    ),
+    (
+        "farm_terrace_wet",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/farm_terrace_wet.json"
+        )),
+    ),
+    (
+        "field_loop_dry",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/field_loop_dry.json"
+        )),
+    ),
+    (
+        "lane_downhill_wet",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/scenarios/lane_downhill_wet.json"
+        )),
+    ),
+];
+
 impl Scenario {
+    /// A shipped scenario by its name, with or without `.json` (None: no such scenario).
+    pub fn shipped(name: &str) -> Option<Result<Scenario, ScenarioError>> {
+        let name = name.strip_suffix(".json").unwrap_or(name);
+        let (n, text) = SHIPPED.iter().find(|(n, _)| *n == name)?;
+        Some(Scenario::from_json_str(
+            &format!("data/scenarios/{n}.json"),
+            text,
+        ))
+    }
+
     /// Parses a scenario; `file` names it in errors and resolves a route file beside it.
     pub fn from_json_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
         let err = |message: String| ScenarioError::Key {
@@ -208,9 +257,16 @@ impl Scenario {
         let Some(p) = file else {
             return Scenario::from_json_str("data/scenarios/opening.json", DEFAULT_SCENARIO);
         };
+        // A bare name that is no file here: a shipped scenario of that name.
+        let bare = p.parent().is_none_or(|d| d.as_os_str().is_empty());
+        if bare && !p.exists() {
+            if let Some(s) = p.to_str().and_then(Scenario::shipped) {
+                return s;
+            }
+        }
         let text = std::fs::read_to_string(p).map_err(|source| ScenarioError::Read {
             file: p.display().to_string(),
-            source,
+            error: source,
         })?;
         let mut s = Scenario::from_json_str(&p.display().to_string(), &text)?;
         s.dir = p.parent().map(|d| d.to_path_buf());

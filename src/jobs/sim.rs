@@ -29,10 +29,17 @@ pub enum SimError {
     Path(#[from] crate::chain::path::PathError),
     #[error(transparent)]
     Chain(#[from] crate::chain::ChainError),
+    /// The OS error is in the message, not a source, so that it is printed once.
     #[error("writing the log: {0}")]
-    Log(#[from] std::io::Error),
+    Log(std::io::Error),
     #[error("the run has ended: reset it before another step")]
     Ended,
+}
+
+impl From<std::io::Error> for SimError {
+    fn from(e: std::io::Error) -> SimError {
+        SimError::Log(e)
+    }
 }
 
 impl Scenario {

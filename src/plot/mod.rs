@@ -66,8 +66,15 @@ pub enum PlotError {
     Input(String),
     #[error("drawing the plot: {0}")]
     Draw(String),
+    /// The encoder's error is in the message, not a source, so that it is printed once.
     #[error("encoding the PNG: {0}")]
-    Encode(#[from] png::EncodingError),
+    Encode(png::EncodingError),
+}
+
+impl From<png::EncodingError> for PlotError {
+    fn from(e: png::EncodingError) -> PlotError {
+        PlotError::Encode(e)
+    }
 }
 
 fn draw_err<E: std::fmt::Debug>(e: E) -> PlotError {

@@ -370,3 +370,53 @@ fn calibrate_draws_every_measurement_against_its_limit() {
     }
     assert!(text.contains("Steering steps: wheel lift"));
 }
+
+/// An OS error is printed once (issue 61: "No such file or directory" came twice), and
+/// the shipped scenarios, routes and map are found by name from any folder.
+#[test]
+fn os_errors_once_and_shipped_names_from_anywhere() {
+    for args in [
+        &["sim", "--scenario", "nothing.json"][..],
+        &["check", "nothing.json"][..],
+        &["corridor", "query", "nothing.acor", "--at", "1,1"][..],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(err.matches("os error").count(), 1, "{args:?}: {err}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = acres()
+        .current_dir(dir.path())
+        .args([
+            "-q",
+            "sim",
+            "--scenario",
+            "crossing_person.json",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["scenario"].as_str().unwrap().starts_with("A person crosses the lane"),
+        "{v}"
+    );
+    let acor = dir.path().join("pass.acor");
+    let out = acres()
+        .current_dir(dir.path())
+        .args(["-q", "corridor", "build", "--map", "farm", "--route"])
+        .args(["farm_field_pass.json", "--out", acor.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // A file of that name in the folder is read instead of the shipped one.
+    std::fs::write(dir.path().join("crossing_person.json"), "{").unwrap();
+    let out = acres()
+        .current_dir(dir.path())
+        .args(["sim", "--scenario", "crossing_person.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -10,6 +10,7 @@ mod docs;
 mod envelope;
 mod man;
 mod plot;
+mod readme;
 mod replay;
 mod routes;
 mod sim;
