@@ -5,6 +5,8 @@ import contextlib
 import io
 import re
 
+import acres
+
 from conftest import ROOT
 
 
@@ -24,3 +26,10 @@ def test_the_gym_extra_names_gymnasium():
     text = (ROOT / "python" / "pyproject.toml").read_text()
     extras = text.split("[project.optional-dependencies]")[1]
     assert re.search(r"^gym\s*=\s*\[[^\]]*gymnasium", extras, re.M), extras
+
+
+def test_the_package_has_the_changelogs_version():
+    newest = next(l[3:] for l in (ROOT / "CHANGELOG.md").read_text().splitlines() if l.startswith("## "))
+    assert newest.split()[0] == acres.__version__, (newest, acres.__version__)
+    from importlib.metadata import version
+    assert version("acres") == acres.__version__

@@ -400,7 +400,10 @@ fn os_errors_once_and_shipped_names_from_anywhere() {
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
-        v["scenario"].as_str().unwrap().starts_with("A person crosses the lane"),
+        v["scenario"]
+            .as_str()
+            .unwrap()
+            .starts_with("A person crosses the lane"),
         "{v}"
     );
     let acor = dir.path().join("pass.acor");

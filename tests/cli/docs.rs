@@ -167,3 +167,29 @@ fn the_architecture_names_every_folder_of_the_library() {
         }
     }
 }
+
+/// One version (issue 61): the binary's, the Python package's (taken from the workspace
+/// by maturin) and the CHANGELOG's newest heading.
+#[test]
+fn the_binary_the_python_package_and_the_changelog_say_one_version() {
+    let version = env!("CARGO_PKG_VERSION");
+    let changelog = std::fs::read_to_string(root().join("CHANGELOG.md")).unwrap();
+    let newest = changelog
+        .lines()
+        .find_map(|l| l.strip_prefix("## "))
+        .expect("a version heading");
+    assert!(
+        newest == version || newest.starts_with(&format!("{version} ")),
+        "CHANGELOG's newest heading `{newest}`, the binary {version}"
+    );
+    let (code, out, _) = crate::run(&["--version"]);
+    assert_eq!((code, out.trim()), (0, format!("acres {version}").as_str()));
+    let py = std::fs::read_to_string(root().join("python/Cargo.toml")).unwrap();
+    assert!(py.contains("version.workspace = true"), "python/Cargo.toml");
+    let pyproject = std::fs::read_to_string(root().join("python/pyproject.toml")).unwrap();
+    assert!(
+        pyproject.contains("dynamic = [\"version\"]")
+            && !pyproject.lines().any(|l| l.starts_with("version")),
+        "python/pyproject.toml takes the version from Cargo"
+    );
+}
