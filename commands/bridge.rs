@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8};
 
-/// The vehicle bridge of vehicle-bridge.md: serve a simulated Polaris, or drive one.
+/// The vehicle bridge (docs/bridge.md): serve a simulated Polaris, or drive one.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -52,7 +52,7 @@ enum Sub {
 #[command(after_long_help = "\
 Timing: in real time the physics runs at 120 Hz paced to the wall clock and a command
 applies at the first physics step at or after its due time, computed from its arrival
-(vehicle-bridge.md \"Command Timing\"). With --lockstep the world advances only on the
+(docs/bridge.md \"Timing and timeouts\"). With --lockstep the world advances only on the
 control channel (JSON lines on --control-port): {\"op\":\"hello\"} answers the agents with
 their ports; {\"op\":\"step\",\"steps\":K} runs K physics steps, each bridge then sends
 {\"type\":\"barrier\",\"step\":N} after all the lines of those steps, and the reply is

@@ -1,6 +1,5 @@
 //! `acres envelope measure` and `acres envelope calibrate`: the measurements of the
-//! simulated Polaris, and the speed envelope from them (vehicle-software.md "Speed
-//! Envelope").
+//! simulated Polaris, and the speed envelope from them (docs/rules.md "Speed envelope").
 
 use crate::Global;
 use crate::output::{self, f2};
@@ -77,7 +76,7 @@ fn class_value(s: &str) -> Result<GroundClass, String> {
 
 /// Calibrate the speed envelope from measured stops.
 ///
-/// Applies the rules of vehicle-software.md "Speed Envelope" to the measurements: the
+/// Applies the rules of docs/rules.md "Speed envelope" to the measurements: the
 /// deceleration 0.8 × min(measured, the controller limit dbw.ulc.limit_decel_mps2); the
 /// stop time T = latency_s + response_s; the obstacle margin 1.5 m + the longest tail of
 /// a stop + what the follow test needs to keep 1.5 m from a wall; the speed the lowest of

@@ -21,7 +21,7 @@ pub const EXIT_REFUSED: u8 = 3;
 
 /// Check proposal chunks: a verdict, a reason and the first failing index for each.
 ///
-/// A chunk (vehicle-software.md "Proposals and Chunks") holds lateral offsets from a route
+/// A chunk (docs/rules.md "Proposals and chunks") holds lateral offsets from a route
 /// and speeds at fixed stations along it, the direction, and the vehicle's start state.
 /// The file is a JSON array of chunks or an object {"chunks": [...]}; see
 /// data/chunks/README.md. A chunk that is not a chunk is a `malformed` verdict, not the

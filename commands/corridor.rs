@@ -1,5 +1,5 @@
 //! `acres corridor`: corridor rasters from the map's ground-class raster and a route
-//! (vehicle-software.md "Corridor").
+//! (docs/rules.md "Corridor rasters and the clearance bound").
 
 use crate::Global;
 use crate::output::{self, Format, f2};

@@ -1,5 +1,5 @@
-//! `acres envelope`: the speed envelope of each ground class (vehicle-software.md "Speed
-//! Envelope"): the class table, the stop distance and the stop cap.
+//! `acres envelope`: the speed envelope of each ground class (docs/rules.md "Speed
+//! envelope"): the class table, the stop distance and the stop cap.
 
 use crate::Global;
 use crate::output::{self, Format, f2, full};

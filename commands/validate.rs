@@ -15,7 +15,8 @@ use acres::jobs::validate::{self, SETS, Verdict};
 /// (the curvature step to 0.2 1/m at the held speed, with the corner rule: no wheel lift,
 /// and the largest lateral acceleration against the reference's 3.9 m/s²; without it at
 /// 7.8 m/s: the reference rolls over on each class, acres where μ g exceeds the rollover
-/// threshold); dbw (vehicle-bridge.md's 6 s ULC example: vel_meas against 1.8815 m/s);
+/// threshold); dbw (the reference's 6 s ULC example, docs/validation.md "The DBW example at 6 s":
+/// vel_meas against 1.8815 m/s);
 /// physics (the vehicle model of the configuration against first principles: the
 /// friction limit μ g, braking in a curve, a diagonal slope held where tan θ ≤ μ, the
 /// side slope of wheel lift against the static stability factor, the kinematic radius

@@ -193,3 +193,42 @@ fn the_binary_the_python_package_and_the_changelog_say_one_version() {
         "python/pyproject.toml takes the version from Cargo"
     );
 }
+
+/// Every Markdown file a help text names (through the man pages, which hold every
+/// subcommand's long help) is in the repository: help cites docs/, never a document the
+/// user does not have (issue 61: `--help` cited the reference's documents).
+#[test]
+fn every_document_the_help_names_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = crate::run(&["man", "--out", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut named = 0;
+    for page in std::fs::read_dir(dir.path()).unwrap() {
+        let page = page.unwrap().path();
+        let text = std::fs::read_to_string(&page).unwrap().replace("\\-", "-");
+        for word in text.split(|c: char| c.is_whitespace() || "()\"'`,;".contains(c)) {
+            let word = word.trim_end_matches(['.', ':']);
+            if !word.ends_with(".md") {
+                continue;
+            }
+            named += 1;
+            assert!(
+                root().join(word).exists(),
+                "{}: names `{word}`, which the repository does not hold",
+                page.display()
+            );
+        }
+    }
+    assert!(named > 5, "the help names docs ({named})");
+    // Nor do the docs and the data folders' READMEs send a user to the reference.
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for name in ["vehicle-software.md", "vehicle-bridge.md"] {
+            assert!(
+                !text.contains(name) || doc.ends_with("CHANGELOG.md"),
+                "{}: {name}",
+                doc.display()
+            );
+        }
+    }
+}
