@@ -196,14 +196,14 @@ fn measure_on_bridge(
     global: &Global,
 ) -> anyhow::Result<Vec<Measurement>> {
     if classes.len() != 1 || states.len() != 1 {
-        anyhow::bail!(
-            "--bridge measures the ground the vehicle stands on: give one class with --classes and one state with --grip"
-        );
+        return Err(output::usage(
+            "--bridge measures the ground the vehicle stands on: give one class with --classes and one state with --grip",
+        ));
     }
     let (host, port) = addr
         .rsplit_once(':')
         .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
-        .ok_or_else(|| anyhow::anyhow!("--bridge {addr}: expected HOST:PORT"))?;
+        .ok_or_else(|| output::usage(format!("--bridge {addr}: expected HOST:PORT")))?;
     let conn = acres::jobs::bridge::client::BridgeConn::connect(&host, port)
         .with_context(|| format!("connecting to {addr}"))?;
     let control = match control_port {

@@ -12,7 +12,7 @@ use acres::chain::path::Path;
 use acres::chain::scan::{Scan, ScanGeometry};
 use acres::formats::chunk::sanitize;
 use acres::ground::corridor::Corridor;
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, anyhow};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -171,7 +171,9 @@ fn run_single(
     global: &Global,
 ) -> anyhow::Result<bool> {
     if args.max_line_bytes != batch::DEFAULT_MAX_LINE_BYTES {
-        bail!("--max-line-bytes is for --batch (the single form reads one JSON document)");
+        return Err(output::usage(
+            "--max-line-bytes is for --batch (the single form reads one JSON document)",
+        ));
     }
     let out = args.out.as_ref().filter(|p| p.to_str() != Some("-"));
     let sink = match out {
@@ -369,7 +371,9 @@ fn run_batch(args: &Args, input: &PathBuf, judge: &Judge, global: &Global) -> an
         Some(Format::Json) => BatchFormat::JsonLines,
         Some(Format::Csv) => BatchFormat::Csv,
         Some(Format::Table) => {
-            bail!("--format table is for the single form; --batch writes json (JSON Lines) or csv")
+            return Err(output::usage(
+                "--format table is for the single form; --batch writes json (JSON Lines) or csv",
+            ));
         }
         None if out
             .extension()

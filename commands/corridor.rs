@@ -273,7 +273,9 @@ fn query(a: QueryArgs, global: &Global) -> anyhow::Result<()> {
         pts.extend(read_points(p)?);
     }
     if pts.is_empty() {
-        bail!("no points: give --at X,Y or --points FILE.csv");
+        return Err(crate::output::usage(
+            "no points: give --at X,Y or --points FILE.csv",
+        ));
     }
     let rows: Vec<Point> = pts
         .iter()
@@ -283,6 +285,7 @@ fn query(a: QueryArgs, global: &Global) -> anyhow::Result<()> {
             d_m: c.query(x, y),
         })
         .collect();
+    warn_off_raster(&c, &pts);
     match a.format {
         Format::Json => output::print_json(&rows),
         Format::Csv => {
@@ -299,6 +302,27 @@ fn query(a: QueryArgs, global: &Global) -> anyhow::Result<()> {
             output::print(&output::table(&recs))
         }
     }
+}
+
+/// A warning on stderr where some points lie off the raster: their 0 is not a measured
+/// clearance but the unknown ground beyond the raster's edge.
+fn warn_off_raster(c: &Corridor, pts: &[(f64, f64)]) {
+    let off: Vec<&(f64, f64)> = pts.iter().filter(|(x, y)| !c.covers(*x, *y)).collect();
+    let Some((x, y)) = off.first() else { return };
+    let g = &c.grid;
+    let (x1, y1) = (
+        g.origin_m[0] + g.width as f64 * g.resolution_m,
+        g.origin_m[1] + g.height as f64 * g.resolution_m,
+    );
+    let more = match off.len() {
+        1 => String::new(),
+        n => format!(" and {} more points", n - 1),
+    };
+    eprintln!(
+        "acres: warning: ({x}, {y}){more} off the corridor's raster, x {:.1} to {x1:.1}, y {:.1} \
+         to {y1:.1}: d is 0 there (unknown ground), not a measured clearance",
+        g.origin_m[0], g.origin_m[1]
+    );
 }
 
 #[derive(Serialize)]
@@ -399,10 +423,14 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
 
 fn export(a: ExportArgs, global: &Global) -> anyhow::Result<()> {
     if a.geotiff.is_none() && a.nav2.is_none() {
-        bail!("nothing to write: give --geotiff FILE.tif or --nav2 FILE.yaml");
+        return Err(crate::output::usage(
+            "nothing to write: give --geotiff FILE.tif or --nav2 FILE.yaml",
+        ));
     }
     if a.nav2.as_deref().is_some_and(output::is_stdout) {
-        bail!("--nav2 -: the mask is two files (YAML and PGM); give a file name");
+        return Err(crate::output::usage(
+            "--nav2 -: the mask is two files (YAML and PGM); give a file name",
+        ));
     }
     output::check_outputs(&[
         ("--geotiff", a.geotiff.as_deref(), output::Kind::Binary),

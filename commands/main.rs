@@ -25,8 +25,10 @@ const AFTER_HELP: &str = "\
 Exit status:
   0  success
   1  error: bad input, a bad config file, an I/O failure (the message names the file, key or line)
-  2  usage: an unknown option, a missing or malformed argument
+  2  usage: an unknown option, a missing or malformed argument, options that do not go
+     together (anything decided from the arguments alone)
   3  `check`: a chunk is refused; `route check`: a route point fails
+  4  `sim`: the verdict says FAIL; `sim --suite`: a judged case collides
 
 Configuration:
   The shipped configs (control_v1.json, trajectory_v1.json, envelope_v1.json,
@@ -126,6 +128,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<output::Usage>().is_some() => {
+            eprintln!("acres: usage error: {e:#}\n\nFor more information, try '--help'.");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("acres: error: {e:#}");
             ExitCode::from(1)

@@ -144,6 +144,25 @@ pub enum Kind {
     Binary,
 }
 
+/// A usage error: something decided from the arguments alone (options that do not go
+/// together, a missing input, an image name of no known format). It exits 2, as clap's
+/// own usage errors do.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// A usage error as an `anyhow::Error` (exit 2).
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Usage(message.into()))
+}
+
 /// Checks, before a long run, that an output can be written: a file's folder exists, is
 /// a folder and takes a new file; `-` (stdout) always can, except binary data onto a
 /// terminal.
@@ -198,10 +217,10 @@ pub fn check_outputs(outputs: &[(&str, Option<&Path>, Kind)]) -> anyhow::Result<
         }
     }
     if on_stdout.len() > 1 {
-        anyhow::bail!(
+        return Err(usage(format!(
             "only one output can be `-` (stdout): {} are",
             on_stdout.join(", ")
-        );
+        )));
     }
     Ok(!on_stdout.is_empty())
 }
@@ -314,7 +333,9 @@ pub fn table(rows: &[Vec<String>]) -> String {
 
 /// A number rounded to 2 decimals, for tables.
 pub fn f2(x: f64) -> String {
-    format!("{x:.2}")
+    let s = format!("{x:.2}");
+    // A value that rounds to zero prints as 0.00, not -0.00.
+    if s == "-0.00" { "0.00".into() } else { s }
 }
 
 /// A number at full precision (the shortest text that reads back to the same f64).

@@ -46,7 +46,7 @@ pub fn image_format(explicit: Option<&str>, out: &std::path::Path) -> anyhow::Re
     Ok(match (explicit, out.to_str()) {
         (Some("svg"), _) => ImageFormat::Svg,
         (Some(_), _) | (None, Some("-")) => ImageFormat::Png,
-        (None, _) => ImageFormat::from_path(out)?,
+        (None, _) => ImageFormat::from_path(out).map_err(|e| output::usage(e.to_string()))?,
     })
 }
 

@@ -413,7 +413,9 @@ impl Source {
         };
         let is_bag = match args.log_format.as_deref() {
             Some("bag") if output::is_stdout(&args.log) => {
-                anyhow::bail!("--log-format bag: a bag cannot be read from stdin")
+                return Err(crate::output::usage(
+                    "--log-format bag: a bag cannot be read from stdin",
+                ));
             }
             Some(f) => f == "bag",
             None => !is_csv && args.log != Path::new("-") && bag::is_bag(&args.log),
@@ -421,7 +423,7 @@ impl Source {
         // A report CSV with its observations is read by its own reader.
         let is_bag = is_bag && args.observations.is_none();
         let topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
-            .map_err(|m| anyhow::anyhow!("--topics: {m}"))?;
+            .map_err(|m| crate::output::usage(format!("--topics: {m}")))?;
         let (input, bar) = open_input(&args.log, is_bag || args.observations.is_some(), global)?;
         Ok(Source {
             is_csv,

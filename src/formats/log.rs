@@ -88,16 +88,31 @@ pub fn read_records(
             })
         }
     };
-    if csv {
+    let read = if csv {
         read_csv(file, input, &mut bad, &mut |n, r| {
             records += 1;
             each(n, r)
-        })?;
+        })
     } else {
         read_json_lines(file, input, &mut bad, &mut |n, r| {
             records += 1;
             each(n, r)
-        })?;
+        })
+    };
+    match read {
+        // A file whose first record does not parse is most likely no log at all (a
+        // route, a scenario, a text): say what a log is, not only the parser's words.
+        Err(LogError::Line { line, message, .. }) if records == 0 && !csv => {
+            return Err(LogError::File {
+                file: file.to_string(),
+                message: format!(
+                    "not an acres log: a log is JSON Lines, one `acres sim --log` record a \
+                     line (or a CSV log, or a ROS 2 bag with --log-format bag; docs/formats.md \
+                     \"Logs\"); line {line}: {message}"
+                ),
+            });
+        }
+        r => r?,
     }
     if records == 0 {
         return Err(LogError::File {

@@ -118,8 +118,19 @@ impl Path {
             file: label.to_string(),
             message,
         };
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            let first = text.trim_start().chars().next();
+            if matches!(first, Some('{') | Some('[')) {
+                err(e.to_string())
+            } else {
+                // Not JSON at all: say what a route file is (a CSV, a bag, a map...).
+                err(format!(
+                    "not a route: a route file is acres route JSON ({{\"name\", \"points\": \
+                     [{{\"x\", \"y\", \"speed_mps\", ...}}]}}) or a GeoJSON LineString \
+                     (docs/formats.md \"Routes\"); this file is not JSON ({e})"
+                ))
+            }
+        })?;
         if value.get("type").is_some() {
             let mut points = geojson_points(&value).map_err(err)?;
             let frame = frame_of(&value).map_err(err)?;

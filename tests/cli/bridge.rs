@@ -260,7 +260,7 @@ fn measure_through_the_bridge_agrees_with_the_process() {
         "--out",
         b.to_str().unwrap(),
     ]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("one class"), "{err}");
 }
 

@@ -315,10 +315,10 @@ fn every_option_works_the_same_in_both_forms() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("--format table"), "{err}");
     let (code, _, err) = run(&["check", json.to_str().unwrap(), "--max-line-bytes", "100"]);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("--max-line-bytes"), "{err}");
     // The single form's --out writes the file.
     let o = dir.path().join("single.csv");

@@ -80,7 +80,7 @@ fn outputs_are_checked_before_the_work() {
     assert!(err.contains("--out"), "{err}");
     // Two outputs on stdout at once.
     let (code, _, err) = run(&["sim", "--log", "-", "--plot", "-"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("only one output"), "{err}");
     // Nothing was left behind in the folder.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
@@ -422,4 +422,51 @@ fn os_errors_once_and_shipped_names_from_anywhere() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// Messages a newcomer meets (issue 61): a route given as CSV and a replay of a file that
+/// is no log say what the file should be; a query off the raster warns that its 0 is
+/// unknown ground; what the arguments alone decide is a usage error (exit 2).
+#[test]
+fn wrong_files_say_what_is_expected_and_usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("route.csv");
+    std::fs::write(&csv, "x,y,speed_mps\n0,0,3\n10,0,0\n").unwrap();
+    let (code, _, err) = run(&["route", "check", csv.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("route.csv: not a route") && err.contains("GeoJSON"),
+        "{err}"
+    );
+    let scenario = format!("{}/data/scenarios/opening.json", env!("CARGO_MANIFEST_DIR"));
+    let (code, _, err) = run(&["replay", &scenario]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("opening.json: not an acres log") && err.contains("JSON Lines"),
+        "{err}"
+    );
+    let acor = dir.path().join("farm.acor");
+    let a = acor.to_str().unwrap();
+    assert_eq!(run(&["corridor", "build", "-q", "--out", a]).0, 0);
+    let (code, out, err) = run(&["corridor", "query", a, "--at", "960,600"]);
+    assert_eq!(code, 0);
+    assert!(!err.contains("warning"), "{err}");
+    assert!(out.contains("3.20"), "{out}");
+    let (code, out, err) = run(&["corridor", "query", a, "--at", "99999,5"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("0.00"), "{out}");
+    assert!(
+        err.contains("warning: (99999, 5) off the corridor's raster") && err.contains("unknown"),
+        "{err}"
+    );
+    for args in [
+        &["corridor", "query", a][..],
+        &["corridor", "export", a][..],
+        &["plot", "stop-distance", "--out", "x.jpg"][..],
+        &["sim", "--log", "-", "--plot", "-"][..],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("usage error"), "{err}");
+    }
 }

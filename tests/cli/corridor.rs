@@ -98,7 +98,7 @@ fn query_points_from_csv_and_bad_input() {
     let (code, _, err) = run(&["corridor", "query", o, "--at", "1,x"]);
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = run(&["corridor", "query", o]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("no points"), "{err}");
 
     // A truncated file is refused, naming the file.
@@ -256,7 +256,7 @@ fn export_writes_the_geotiff_and_the_nav2_mask() {
             .contains("image: keep.pgm")
     );
     let (code, _, err) = run(&["corridor", "export", a]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("nothing to write"), "{err}");
     let (code, _, err) = run(&["corridor", "export", a, "--geotiff", "/nonexistent/x.tif"]);
     assert_eq!(code, 1);

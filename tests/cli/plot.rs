@@ -88,7 +88,7 @@ fn bad_output_leaves_no_file() {
         .args(["plot", "stop-distance", "--out", jpg.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("d.jpg"));
     let missing = dir.path().join("no/dir/d.png");
     let out = acres()

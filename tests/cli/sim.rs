@@ -147,7 +147,7 @@ fn plot_of_the_run() {
         "--plot",
         dir.path().join("run.jpg").to_str().unwrap(),
     ]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("run.jpg"), "{err}");
 }
 

@@ -111,6 +111,18 @@ const REACH_SLACK_M: f64 = 1e-12;
 const QUERY_EPS_M: f64 = 1e-9;
 
 impl Corridor {
+    /// Whether (x, y) lies on the raster (its cells' outer edges included); off it the
+    /// bound is 0, the ground being unknown there.
+    pub fn covers(&self, x: f64, y: f64) -> bool {
+        let g = &self.grid;
+        let (w, h) = (
+            g.width as f64 * g.resolution_m,
+            g.height as f64 * g.resolution_m,
+        );
+        let (u, v) = (x - g.origin_m[0], y - g.origin_m[1]);
+        (0.0..=w).contains(&u) && (0.0..=h).contains(&v)
+    }
+
     /// `d(p) = max_c (d_c − ‖p − c‖)` over the four cells whose centres surround `p`
     /// (vehicle-software.md "Corridor"): a lower bound of the distance from `p` to
     /// excluded ground, since that distance changes by at most `‖p − c‖` between `p` and
