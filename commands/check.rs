@@ -279,6 +279,10 @@ fn plot_chunks(items: &[serde_json::Value], judge: &Judge, records: &[BatchRecor
     let mut chunks = Vec::new();
     let mut buf = Vec::new();
     for (item, r) in items.iter().zip(records) {
+        // A malformed chunk has no samples to draw (convert assumes a sound shape).
+        if r.reason == Some("malformed") {
+            continue;
+        }
         let Ok(chunk) = <acres::chain::checker::Chunk as serde::Deserialize>::deserialize(item)
         else {
             continue;

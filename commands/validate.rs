@@ -64,26 +64,23 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
     Ok(ok)
 }
 
-/// The rows as columns separated by ` | `, each padded to its widest cell.
+/// The widest a line of the table gets, in columns: long cells wrap within their column.
+const TABLE_COLUMNS: u16 = 120;
+
+/// The rows as a table with a line between rows, at most [`TABLE_COLUMNS`] wide, the
+/// long cells wrapped within their column (comfy-table's dynamic arrangement).
 fn table_left(rows: &[Vec<String>]) -> String {
-    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n)
-        .map(|i| {
-            rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for r in rows {
-        let cells: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        out.push_str(cells.join(" | ").trim_end());
-        out.push('\n');
+    use comfy_table::{ContentArrangement, Table};
+    let Some((head, body)) = rows.split_first() else {
+        return String::new();
+    };
+    let mut t = Table::new();
+    t.load_preset(comfy_table::presets::ASCII_FULL)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(TABLE_COLUMNS)
+        .set_header(head);
+    for r in body {
+        t.add_row(r);
     }
-    out
+    t.to_string() + "\n"
 }

@@ -344,6 +344,9 @@ mod tests {
             slow.corridor_speed_mps.unwrap() < slow.speed_mps,
             "{slow:?}"
         );
+        // The plot names the failing points in its legend.
+        let svg = crate::plot::route_check(&c, &rep, crate::plot::ImageFormat::Svg).unwrap();
+        assert!(String::from_utf8(svg).unwrap().contains("failing point"));
         let mut p = cor.clone();
         // The whole raster excluded: every point fails for its clearance.
         p.grid.cells.iter_mut().for_each(|d| *d = 0.0);

@@ -122,7 +122,31 @@ where
         }
     }
     draw_chunks(&mut chart, chunks)?;
-    legend(&mut chart, SeriesLabelPosition::UpperRight, 15)
+    // The legend goes to the corner with the least of the routes and chunks under it.
+    let mut labels: Vec<String> = vec!["route".into()];
+    for c in chunks {
+        let l = c
+            .reason
+            .map_or("accepted".to_string(), |r| format!("refused: {r}"));
+        if !labels.contains(&l) {
+            labels.push(l);
+        }
+    }
+    if chunks
+        .iter()
+        .any(|c| c.reason.is_some() && c.first_index.is_some())
+    {
+        labels.push("first failing sample".into());
+    }
+    let chars = labels.iter().map(|l| l.len()).max().unwrap_or(0);
+    let points = routes
+        .iter()
+        .flatten()
+        .chain(chunks.iter().flat_map(|c| &c.points))
+        .copied()
+        .filter(|p| p.0.is_finite() && p.1.is_finite());
+    let corner = clear_corner(&chart, points, legend_size(labels.len(), chars, 15));
+    legend(&mut chart, corner, 15)
 }
 
 /// The corridor's excluded ground (d ≤ 0) under the view, light grey, in runs of cells.
@@ -170,6 +194,9 @@ where
     Ok(())
 }
 
+/// The height of a chunk's label, px: labels closer than this are set apart.
+const LABEL_LINE: i32 = 15;
+
 /// Each chunk's line with its index, a legend entry per rule that refused one, and a
 /// cross at each first failing sample.
 fn draw_chunks<DB: DrawingBackend>(
@@ -181,6 +208,9 @@ where
 {
     let green = RGBColor(44, 160, 44);
     let mut named: Vec<&str> = Vec::new();
+    // Where labels went, in pixels: a label that would print over another moves down a
+    // line until it is clear (chunks often start at one place).
+    let mut placed: Vec<(i32, i32)> = Vec::new();
     for c in chunks {
         let line: Vec<(f64, f64)> = c
             .points
@@ -206,12 +236,22 @@ where
                 PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
             });
         }
+        let text = format!("#{}", c.index);
+        let (px, py) = chart.backend_coord(&first);
+        let width = 8 * text.len() as i32;
+        let mut dy = 0;
+        while placed
+            .iter()
+            .any(|&(x, y)| (x - px).abs() < width && (y - (py + dy)).abs() < LABEL_LINE)
+        {
+            dy += LABEL_LINE;
+        }
+        placed.push((px, py + dy));
         chart
-            .draw_series(std::iter::once(Text::new(
-                format!("#{}", c.index),
-                first,
-                ("sans-serif", 13).into_font().color(&colour),
-            )))
+            .draw_series(std::iter::once(
+                EmptyElement::at(first)
+                    + Text::new(text, (0, dy), ("sans-serif", 13).into_font().color(&colour)),
+            ))
             .map_err(draw_err)?;
         let failing = c
             .first_index

@@ -25,12 +25,13 @@ pub(super) fn class_colour(c: MapClass) -> RGBColor {
     }
 }
 
-/// The colour of `d_c` for `t = d_c / max` in [0, 1]: a ramp of blues, dark at the
-/// corridor's edge and light at its widest, a hue no map class has.
+/// The colour of `d_c` for `t = d_c / max` in [0, 1]: purple at the corridor's edge,
+/// through blue to light blue at its widest, hues no map class has; the edge is far from
+/// the near-black of obstacles, so that a sliver of corridor never reads as an obstacle.
 fn ramp(t: f64) -> RGBColor {
     let t = t.clamp(0.0, 1.0);
     let stops = [
-        (20.0, 30.0, 110.0),
+        (150.0, 40.0, 170.0),
         (40.0, 110.0, 210.0),
         (175.0, 225.0, 250.0),
     ];
@@ -53,7 +54,7 @@ const RIGHT: usize = 300;
 /// The pixel (column, row) of the corridor image where the raster part starts.
 pub const CORRIDOR_RASTER_AT: (usize, usize) = (LEFT, TOP);
 /// The legend's height: the image is at least this tall.
-const LEGEND_H: usize = 560;
+const LEGEND_H: usize = 640;
 
 /// Where the raster lies in the image.
 struct Layout {
@@ -247,7 +248,7 @@ where
         g.height,
         tick(g.resolution_m)
     );
-    let font = ("sans-serif", 18).into_font().color(&INK);
+    let font = ("sans-serif", 22).into_font().color(&INK);
     root.draw(&Text::new(title, (LEFT as i32, 14), font))
         .map_err(draw_err)?;
     if let Some(p) = route {
@@ -295,7 +296,7 @@ where
     root.draw(&Rectangle::new([(x0, y0), (x1, y1)], INK.stroke_width(1)))
         .map_err(draw_err)?;
     let label = |h: HPos, v: VPos| {
-        ("sans-serif", 14)
+        ("sans-serif", 18)
             .into_font()
             .color(&INK)
             .pos(Pos::new(h, v))
@@ -330,10 +331,10 @@ where
         .map_err(draw_err)?;
         k += 1.0;
     }
-    let mid = ((x0 + x1) / 2, y1 + 32);
+    let mid = ((x0 + x1) / 2, y1 + 34);
     root.draw(&Text::new("x (m)", mid, label(HPos::Center, VPos::Top)))
         .map_err(draw_err)?;
-    let side = ("sans-serif", 14)
+    let side = ("sans-serif", 18)
         .into_font()
         .transform(FontTransform::Rotate270)
         .color(&INK)
@@ -358,7 +359,7 @@ where
         Text::new(s, (x, y), ("sans-serif", size).into_font().color(&INK))
     };
     let mut y = TOP as i32;
-    root.draw(&text("d_c (m)".into(), (x0, y), 17))
+    root.draw(&text("d_c (m)".into(), (x0, y), 20))
         .map_err(draw_err)?;
     y += 26;
     for k in 0..=150 {
@@ -374,7 +375,7 @@ where
         root.draw(&Text::new(
             value,
             (x0 + 36, y + dy),
-            ("sans-serif", 14)
+            ("sans-serif", 17)
                 .into_font()
                 .color(&INK)
                 .pos(Pos::new(HPos::Left, VPos::Center)),
@@ -387,24 +388,24 @@ where
         ROUTE.stroke_width(2),
     ))
     .map_err(draw_err)?;
-    root.draw(&text("route".into(), (x0 + 36, y), 14))
+    root.draw(&text("route".into(), (x0 + 36, y), 17))
         .map_err(draw_err)?;
     y += 30;
-    root.draw(&text("Excluded ground".into(), (x0, y), 17))
+    root.draw(&text("Excluded ground".into(), (x0, y), 20))
         .map_err(draw_err)?;
     for c in &legend.present {
-        y += 21;
+        y += 26;
         root.draw(&Rectangle::new(
-            [(x0, y), (x0 + 28, y + 14)],
+            [(x0, y), (x0 + 28, y + 18)],
             class_colour(*c).filled(),
         ))
         .map_err(draw_err)?;
         root.draw(&Rectangle::new(
-            [(x0, y), (x0 + 28, y + 14)],
+            [(x0, y), (x0 + 28, y + 18)],
             RGBColor(120, 120, 120),
         ))
         .map_err(draw_err)?;
-        root.draw(&text(c.name().to_string(), (x0 + 36, y), 14))
+        root.draw(&text(c.name().to_string(), (x0 + 36, y), 17))
             .map_err(draw_err)?;
     }
     scale_bar(root, l, (x0, y + 48))
@@ -429,7 +430,7 @@ where
         root.draw(&PathElement::new(e, INK.stroke_width(2)))
             .map_err(draw_err)?;
     }
-    let font = ("sans-serif", 14)
+    let font = ("sans-serif", 17)
         .into_font()
         .color(&INK)
         .pos(Pos::new(HPos::Center, VPos::Top));
@@ -451,9 +452,14 @@ mod tests {
     }
 
     /// Every two classes differ by at least 60 of 255 in RGB, and no class is within 60
-    /// of a colour of the d_c ramp, so that excluded ground never reads as corridor.
+    /// of a colour of the d_c ramp, so that excluded ground never reads as corridor; the
+    /// ramp's first tenth (a corridor's edge) is at least 150 from an obstacle.
     #[test]
     fn class_colours_are_told_apart() {
+        for k in 0..=10 {
+            let d = apart(class_colour(MapClass::Obstacle), ramp(k as f64 / 100.0));
+            assert!(d >= 150.0, "the ramp at {k} % is {d:.0} from an obstacle");
+        }
         let all = MapClass::ALL;
         for (i, a) in all.iter().enumerate() {
             for b in &all[i + 1..] {

@@ -210,6 +210,56 @@ where
         .map_err(draw_err)
 }
 
+/// The corner of the plotting area where a legend of `size` pixels (width, height) covers
+/// the fewest of `points` (data coordinates), upper right on a tie: the legend never
+/// hides data that a free corner could spare.
+fn clear_corner<DB: DrawingBackend>(
+    chart: &Chart<'_, DB>,
+    points: impl IntoIterator<Item = (f64, f64)>,
+    (w, h): (i32, i32),
+) -> SeriesLabelPosition {
+    use SeriesLabelPosition::*;
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let (left, right) = (
+        xr.start + 10..xr.start + 10 + w,
+        xr.end - 10 - w..xr.end - 10,
+    );
+    let (top, bottom) = (
+        yr.start + 10..yr.start + 10 + h,
+        yr.end - 10 - h..yr.end - 10,
+    );
+    let corners = [
+        (UpperRight, right.clone(), top.clone()),
+        (UpperLeft, left.clone(), top),
+        (LowerRight, right, bottom.clone()),
+        (LowerLeft, left, bottom),
+    ];
+    let mut counts = [0usize; 4];
+    for p in points {
+        let (px, py) = chart.backend_coord(&p);
+        for (k, (_, xs, ys)) in corners.iter().enumerate() {
+            counts[k] += (xs.contains(&px) && ys.contains(&py)) as usize;
+        }
+    }
+    let best = (0..4).min_by_key(|&k| counts[k]).unwrap_or(0);
+    match best {
+        0 => UpperRight,
+        1 => UpperLeft,
+        2 => LowerRight,
+        _ => LowerLeft,
+    }
+}
+
+/// A legend's size in pixels for `entries` lines of at most `chars` characters in a font
+/// of `font` px (the sample drawn before each label included).
+fn legend_size(entries: usize, chars: usize, font: u32) -> (i32, i32) {
+    let f = font as i32;
+    (
+        chars as i32 * f * 6 / 10 + 50,
+        entries as i32 * (f + 5) + 12,
+    )
+}
+
 /// Registers the embedded font once per process.
 fn register_fonts() {
     static ONCE: Once = Once::new();
@@ -284,16 +334,18 @@ const SVG_FONT: &str = "acres DejaVu Sans";
 /// An SVG whose text is drawn in the font the PNGs use: the font (DejaVu Sans, bold too
 /// where used) is embedded as an `@font-face` data URL and every text names it first, so
 /// that the SVG looks the same in every viewer (one falls back to its sans-serif where it
-/// ignores embedded fonts).
+/// ignores embedded fonts). The font is subset to the characters the SVG holds (all of
+/// printable ASCII, and every other character that occurs): about a tenth of its size.
 fn embed_font(svg: &str) -> String {
     use base64::Engine;
     let Some(head_end) = svg.find('>').map(|i| i + 1) else {
         return svg.to_string();
     };
     let face = |weight: &str, bytes: &[u8]| {
+        let font = subset_font(bytes, svg);
         format!(
             "@font-face{{font-family:'{SVG_FONT}';font-weight:{weight};src:url(data:font/ttf;base64,{})}}",
-            base64::engine::general_purpose::STANDARD.encode(bytes)
+            base64::engine::general_purpose::STANDARD.encode(&font)
         )
     };
     let mut style = face("normal", dejavu::sans::regular());
@@ -308,6 +360,25 @@ fn embed_font(svg: &str) -> String {
         "{}\n<defs><style>{style}</style></defs>{body}",
         &svg[..head_end]
     )
+}
+
+/// The font with the outlines of the glyphs `text` needs (printable ASCII always, so that
+/// escapes and digits need no care) and no others; the glyph numbers and the character
+/// map stay, so the subset is a font any viewer reads. The whole font where subsetting
+/// fails (it does not for the shipped font; a test holds it).
+fn subset_font(font: &[u8], text: &str) -> Vec<u8> {
+    use ab_glyph::Font;
+    let Ok(face) = ab_glyph::FontRef::try_from_slice(font) else {
+        return font.to_vec();
+    };
+    let mut chars: Vec<char> = (' '..='~').chain(text.chars()).collect();
+    chars.sort_unstable();
+    chars.dedup();
+    let mut glyphs: Vec<u16> = chars.iter().map(|&c| face.glyph_id(c).0).collect();
+    glyphs.push(0);
+    glyphs.sort_unstable();
+    glyphs.dedup();
+    subsetter::subset(font, 0, subsetter::Profile::pdf(&glyphs)).unwrap_or_else(|_| font.to_vec())
 }
 
 /// An 8-bit RGB image as PNG bytes.
@@ -325,6 +396,35 @@ fn encode_png(w: u32, h: u32, rgb: &[u8]) -> Result<Vec<u8>, PlotError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The subset font keeps the outlines of the characters the text holds (and of
+    /// printable ASCII), drops the others, keeps its character map and is a tenth of the
+    /// whole; a viewer reads it as a font (parsed here by ab_glyph, a peer of plotters).
+    #[test]
+    fn the_embedded_font_is_subset_to_the_text() {
+        use ab_glyph::Font;
+        let whole = dejavu::sans::regular();
+        let sub = subset_font(whole, "d_stop(v) = v·T + v²/(2a), κ");
+        assert!(
+            sub.len() * 5 < whole.len(),
+            "{} of {}",
+            sub.len(),
+            whole.len()
+        );
+        let face = ab_glyph::FontRef::try_from_slice(&sub).unwrap();
+        for c in ['d', '²', 'κ', '·', 'Q', '~'] {
+            let g = face.glyph_id(c);
+            assert!(g.0 != 0, "{c} is in the character map");
+            assert!(face.outline(g).is_some(), "{c} keeps its outline");
+        }
+        for c in ['Ж', 'ß', '€'] {
+            let g = face.glyph_id(c);
+            assert!(g.0 != 0, "the character map stays whole");
+            assert!(face.outline(g).is_none(), "{c} was dropped");
+        }
+        let svg = embed_font("<svg><text font-family=\"sans-serif\">d_c 1.5 m²</text></svg>");
+        assert!(svg.len() < 160_000, "{} bytes", svg.len());
+    }
 
     #[test]
     fn round_lengths_are_at_most_the_room() {

@@ -36,8 +36,24 @@ pub fn pure_pursuit(
         None => None,
     };
     let legend_px = LEGEND_PX + if map.is_some() { 24 } else { 0 };
-    let view = View::of(config, scenario, records, spec.size, legend_px);
+    let width = spec.size.map_or(SIZE.0, |s| s.0);
+    let title = title_lines(
+        &format!(
+            "Pure pursuit and the shield's stop rule: {}",
+            summary.scenario
+        ),
+        width,
+    );
+    let caption_px = CAPTION_PX + TITLE_LINE_PX * (title.len() as u32 - 1);
+    let view = View::of(
+        config,
+        scenario,
+        records,
+        spec.size,
+        (caption_px, legend_px),
+    );
     let fig = Figure {
+        title,
         config,
         scenario,
         route,
@@ -68,9 +84,35 @@ pub fn pure_pursuit_of_log(
     pure_pursuit(config, scenario, route, &records, summary, spec)
 }
 
-/// Pixels around the plotting area: the caption and margins above, the tick labels and
-/// axis titles, and the legend panel below the chart.
+/// Pixels around the plotting area: the caption (one line; each more line of a long title
+/// adds a line's height) and margins above, the tick labels and axis titles, and the
+/// legend panel below the chart.
 const CAPTION_PX: u32 = 44;
+const TITLE_LINE_PX: u32 = 26;
+/// The title's font, px, and the width of one of its characters (an estimate on the
+/// safe side for the embedded sans-serif).
+const TITLE_FONT: u32 = 20;
+const TITLE_CHAR_PX: u32 = 11;
+
+/// The title broken at spaces into lines that fit the image's width (a word longer than
+/// a line stands alone).
+fn title_lines(title: &str, width: u32) -> Vec<String> {
+    let fits = (width.saturating_sub(2 * MARGIN_PX) / TITLE_CHAR_PX).max(10) as usize;
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in title.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > fits {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
 const MARGIN_PX: u32 = 14;
 const X_AXIS_PX: u32 = 44;
 const Y_AXIS_PX: u32 = 56;
@@ -92,7 +134,7 @@ impl View {
         scenario: &Scenario,
         records: &[LogRecord],
         size: Option<(u32, u32)>,
-        legend_px: u32,
+        (caption_px, legend_px): (u32, u32),
     ) -> View {
         let mut xs: Vec<f64> = records.iter().map(|r| r.state.pose.x_m).collect();
         let mut ys: Vec<f64> = records.iter().map(|r| r.state.pose.y_m).collect();
@@ -125,7 +167,7 @@ impl View {
         let (mut x, mut y) = (pad(lo(&xs), hi(&xs)), pad(lo(&ys), hi(&ys)));
         let chrome = (
             Y_AXIS_PX + 2 * MARGIN_PX,
-            CAPTION_PX + X_AXIS_PX + 2 * MARGIN_PX + legend_px,
+            caption_px + X_AXIS_PX + 2 * MARGIN_PX + legend_px,
         );
         let (w, h) = match size {
             Some(s) => s,
@@ -156,6 +198,8 @@ impl View {
 
 /// Everything the figure draws from.
 struct Figure<'a> {
+    /// The title's lines.
+    title: Vec<String>,
     config: &'a Config,
     scenario: &'a Scenario,
     route: &'a Path,
@@ -165,6 +209,9 @@ struct Figure<'a> {
     map: Option<std::sync::Arc<crate::ground::Map>>,
     legend_px: u32,
 }
+
+/// A run of one map class along a row of cells: the class and the run's corners.
+type MapRun = (crate::ground::MapClass, (f64, f64), (f64, f64));
 
 /// Colours of the figure.
 const BLUE: RGBColor = RGBColor(30, 90, 200);
@@ -182,21 +229,22 @@ impl Figure<'_> {
         let (w, h) = root.dim_in_pixel();
         let (top, bottom) = root.split_vertically(h.saturating_sub(self.legend_px));
         let View { x, y, .. } = self.view;
-        // The title within the width (about 11 px a character at 20 px).
-        let mut title = format!(
-            "Pure pursuit and the shield's stop rule: {}",
-            self.summary.scenario
-        );
-        let fits = (w.saturating_sub(2 * MARGIN_PX) / 11) as usize;
-        if title.chars().count() > fits {
-            title = title
-                .chars()
-                .take(fits.saturating_sub(1))
-                .collect::<String>()
-                + "…";
+        // The title, centred, a line each, above the chart.
+        let title_px = CAPTION_PX - MARGIN_PX + TITLE_LINE_PX * (self.title.len() as u32 - 1);
+        let (head, top) = top.split_vertically(title_px);
+        let font = ("sans-serif", TITLE_FONT).into_font();
+        for (i, line) in self.title.iter().enumerate() {
+            let style: TextStyle = font.clone().into();
+            let (tw, _) = head.estimate_text_size(line, &style).map_err(draw_err)?;
+            let x0 = (w as i32 - tw as i32).max(0) / 2;
+            head.draw(&Text::new(
+                line.clone(),
+                (x0, MARGIN_PX as i32 + (TITLE_LINE_PX * i as u32) as i32),
+                font.clone(),
+            ))
+            .map_err(draw_err)?;
         }
         let mut chart = ChartBuilder::on(&top)
-            .caption(title, ("sans-serif", 20).into_font())
             .margin(MARGIN_PX)
             .x_label_area_size(X_AXIS_PX)
             .y_label_area_size(Y_AXIS_PX)
@@ -232,13 +280,26 @@ impl Figure<'_> {
         self.draw_legend(&bottom, w)
     }
 
-    /// The map's classes under the view, light, in runs of cells of one class (about 200
-    /// columns across the view).
+    /// The map's classes under the view, in the corridor image's colours, in runs of cells
+    /// of one class (about 200 columns across the view).
     fn draw_map<DB: DrawingBackend>(&self, chart: &mut Chart<'_, DB>) -> Result<(), PlotError>
     where
         DB::ErrorType: 'static,
     {
-        let Some(map) = &self.map else { return Ok(()) };
+        let runs = self
+            .map_runs()
+            .into_iter()
+            .map(|(c, a, b)| Rectangle::new([a, b], super::corridor::class_colour(c).filled()));
+        chart.draw_series(runs).map_err(draw_err)?;
+        Ok(())
+    }
+
+    /// The map's classes under the view as runs of one class along rows of cells (about
+    /// 200 columns across the view): the class and the run's corners.
+    fn map_runs(&self) -> Vec<MapRun> {
+        let Some(map) = &self.map else {
+            return Vec::new();
+        };
         let View { x, y, .. } = self.view;
         let cell = ((x.1 - x.0) / 200.0).max(map.classes.resolution_m);
         let (nx, ny) = (
@@ -260,16 +321,11 @@ impl Figure<'_> {
                 }
                 if let Some(c) = c {
                     let (x0, y0) = (x.0 + start as f64 * cell, y.0 + j as f64 * cell);
-                    let tint = light(super::corridor::class_colour(c));
-                    runs.push(Rectangle::new(
-                        [(x0, y0), (x.0 + i as f64 * cell, y0 + cell)],
-                        tint.filled(),
-                    ));
+                    runs.push((c, (x0, y0), (x.0 + i as f64 * cell, y0 + cell)));
                 }
             }
         }
-        chart.draw_series(runs).map_err(draw_err)?;
-        Ok(())
+        runs
     }
 
     /// The reference path (dashed) and the obstacles.
@@ -417,15 +473,21 @@ impl Figure<'_> {
         DB::ErrorType: 'static,
     {
         let font = ("sans-serif", 15).into_font();
+        // Only what the figure draws: objects where the scenario has some, the gap where
+        // the run ended before one.
         let mut entries: Vec<(&str, Sample)> = vec![
             ("reference path", Sample::Dashed(GREY)),
             ("vehicle trace (rear axle)", Sample::Line(INK, 2)),
             ("pure-pursuit arc, look-ahead point", Sample::Line(BLUE, 2)),
             ("d_stop(v) along the command arc", Sample::Line(ORANGE, 4)),
-            ("object", Sample::Block(RED)),
-            ("final footprint", Sample::Outline(INK)),
-            ("gap and d_m", Sample::Line(DIM, 1)),
         ];
+        if !self.scenario.obstacles.is_empty() {
+            entries.push(("object", Sample::Block(RED)));
+        }
+        entries.push(("final footprint", Sample::Outline(INK)));
+        if self.summary.gap_m.is_some() && !self.summary.collided {
+            entries.push(("gap and d_m", Sample::Line(DIM, 1)));
+        }
         use crate::chain::shield::MovingDecision;
         let tracked = self.records.iter().any(|r| {
             r.tracks.iter().any(|t| t.moving)
@@ -476,32 +538,35 @@ impl Figure<'_> {
             ))
             .map_err(draw_err)?;
         }
-        if let Some(map) = &self.map {
-            map_legend(area, map, font)?;
+        let mut shown: Vec<crate::ground::MapClass> =
+            self.map_runs().into_iter().map(|r| r.0).collect();
+        shown.sort_by_key(|c| *c as usize);
+        shown.dedup();
+        if !shown.is_empty() {
+            map_legend(area, &shown, font)?;
         }
         Ok(())
     }
 }
 
-/// The map's classes in the legend: a swatch of each class the map holds, after its name.
+/// The map's classes in the legend: a swatch of each class the view shows, before its
+/// name.
 fn map_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    map: &crate::ground::Map,
+    present: &[crate::ground::MapClass],
     font: FontDesc<'_>,
 ) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
-    let present = crate::ground::MapClass::ALL
-        .into_iter()
-        .filter(|c| map.classes.cells.contains(c));
+    let present = present.iter().copied();
     let mut x = MARGIN_PX as i32;
     area.draw(&Text::new("map:".to_string(), (x, 100), font.clone()))
         .map_err(draw_err)?;
     x += 44;
     for c in present {
-        let tint = light(super::corridor::class_colour(c));
-        area.draw(&Rectangle::new([(x, 102), (x + 14, 116)], tint.filled()))
+        let colour = super::corridor::class_colour(c);
+        area.draw(&Rectangle::new([(x, 102), (x + 14, 116)], colour.filled()))
             .map_err(draw_err)?;
         area.draw(&Rectangle::new(
             [(x, 102), (x + 14, 116)],
@@ -563,12 +628,6 @@ impl Sample {
         };
         r.map_err(draw_err)
     }
-}
-
-/// A class colour lightened for a background under the drawing.
-fn light(c: RGBColor) -> RGBColor {
-    let up = |v: u8| (v as u16 + (255 - v as u16) * 3 / 5) as u8;
-    RGBColor(up(c.0), up(c.1), up(c.2))
 }
 
 /// A scale bar in the lower left of the chart: a round length near a fifth of the view.

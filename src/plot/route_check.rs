@@ -122,12 +122,20 @@ where
         (a.0.min(v), a.1.max(v))
     });
     let pad = ((hi - lo) * 0.08).max(0.05);
+    // Room above the data for the legend: its lines (the route, the limits, the extras
+    // and the failing points) in a panel whose plotting area is about h − 80 px high.
+    let entries = 2 + p.limits.iter().filter(|l| !l.1.is_empty()).count() + p.extra.len();
+    let (_, legend_h) = legend_size(entries, 0, 11);
+    let plot_h = (area.dim_in_pixel().1 as f64 - 80.0).max(60.0);
+    let share = ((legend_h as f64 + 12.0) / plot_h).min(0.6);
+    let (y0, data_top) = (lo - pad, hi + pad);
+    let y1 = y0 + (data_top - y0) / (1.0 - share);
     let mut chart = ChartBuilder::on(area)
         .caption(&p.title, ("sans-serif", 15))
         .margin(8)
         .x_label_area_size(32)
         .y_label_area_size(60)
-        .build_cartesian_2d(0.0..x1, (lo - pad)..(hi + pad))
+        .build_cartesian_2d(0.0..x1, y0..y1)
         .map_err(draw_err)?;
     axes(&mut chart, "station along the route, m", p.y, 12)?;
     let blue = RGBColor(31, 119, 180);
@@ -182,11 +190,18 @@ where
         }
     }
     let red = RGBColor(214, 39, 40);
-    let fails = report
+    let fails: Vec<_> = report
         .all
         .iter()
         .filter(|c| !c.fails.is_empty())
-        .filter_map(|c| (p.value)(c).map(|v| Circle::new((c.station_m, v), 4, red.filled())));
-    chart.draw_series(fails).map_err(draw_err)?;
+        .filter_map(|c| (p.value)(c).map(|v| Circle::new((c.station_m, v), 4, red.filled())))
+        .collect();
+    if !fails.is_empty() {
+        chart
+            .draw_series(fails)
+            .map_err(draw_err)?
+            .label("failing point")
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, red.filled()));
+    }
     Ok(())
 }

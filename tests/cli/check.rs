@@ -564,3 +564,39 @@ fn rules_without_their_input_are_named_and_strict_refuses() {
         "{text}"
     );
 }
+
+/// The check plot of a file with a malformed chunk draws the others (it panicked: the
+/// malformed chunk's samples were converted for the plot), and two chunks that start at
+/// one place get labels that do not print over each other.
+#[test]
+fn the_check_plot_skips_malformed_chunks_and_sets_labels_apart() {
+    let text = std::fs::read_to_string(chunks("accepted.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let good = v["chunks"][0].clone();
+    let mut bad = good.clone();
+    bad["speeds_mps"].as_array_mut().unwrap().pop();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("three.json");
+    std::fs::write(&file, serde_json::json!([good, good, bad]).to_string()).unwrap();
+    let svg = dir.path().join("c.svg");
+    let (code, _, err) = run(&[
+        "check",
+        file.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{err}");
+    let s = std::fs::read_to_string(&svg).unwrap();
+    let place = |label: &str| {
+        let at = s.find(&format!(">\n{label}\n<")).expect(label);
+        let tag = &s[s[..at].rfind("<text").unwrap()..at];
+        let num = |key: &str| -> f64 {
+            let i = tag.find(key).unwrap() + key.len();
+            tag[i..].split('"').next().unwrap().parse().unwrap()
+        };
+        (num(" x=\""), num(" y=\""))
+    };
+    let (a, b) = (place("#0"), place("#1"));
+    assert!((a.1 - b.1).abs() >= 12.0, "#0 at {a:?}, #1 at {b:?}");
+    assert!(!s.contains(">\n#2\n<"), "the malformed chunk is not drawn");
+}

@@ -191,15 +191,23 @@ fn a_long_run_is_drawn_on_its_map() {
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&svg).unwrap();
     // The map's classes under the run (many runs of cells), named in the legend, a
-    // scale bar of a round length, and the title cut to the width.
+    // scale bar of a round length, and the title on two lines that fit the width (it
+    // was cut with "…").
     assert!(text.matches("<rect").count() > 100);
     for label in [
         ">\nmap:\n<",
         ">\ngravel\n<",
         ">\ngrass\n<",
         ">\n100 m\n<",
-        "…",
+        "\nPure pursuit and the shield&apos;s stop rule: The farm map, wet: from the yard up",
+        "the east grass lane\n<",
     ] {
         assert!(text.contains(label), "no {label:?}");
+    }
+    assert!(!text.contains('…'));
+    // The legend names only what is drawn: no object in this scenario, so no gap, and
+    // only the classes in view (no asphalt: the public road is outside it).
+    for absent in [">\nobject\n<", ">\ngap and d_m\n<", ">\nasphalt\n<"] {
+        assert!(!text.contains(absent), "{absent:?} is in the legend");
     }
 }
