@@ -1,4 +1,4 @@
-//! Per-step cost of the shield and the default driver (issue [chain]).
+//! Per-step cost of the shield and the default driver.
 //!
 //! Run: `cargo bench --bench chain`. The shield target is ≤ 2 µs median for one step
 //! with a full 360-beam scan and the three free distances; the driver target is ≤ 1 µs

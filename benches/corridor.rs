@@ -1,4 +1,4 @@
-//! The corridor query along a lane (issue [corridor]: target ≤ 15 ns per query).
+//! The corridor query along a lane (the project's target: at most 15 ns a query).
 //!
 //! Run: `cargo bench --bench corridor`. The distance transform against OpenCV and scipy
 //! is in `benches/edt_vs_opencv.py` and `benches/edt_vs_scipy.py`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python package beside the native figures, in one run (issue [python]):
+"""The Python package beside the native figures, in one run:
 
     target/py/bin/python benches/python_bench.py [--chunks 20000] [--repeats 5]
 

@@ -1,5 +1,5 @@
-//! Moving actors' cost (issue [actors]): `cargo run --release --example actors_bench [N]`,
-//! N walkers (10 by default; 20 for the [tracks] issue's 20 tracked objects, spread twice
+//! Moving actors' cost: `cargo run --release --example actors_bench [N]`,
+//! N walkers (10 by default; 20 for a scene of 20 tracked objects, spread twice
 //! as densely along the lane so that as many are in view).
 //!
 //! Prints one JSON line, medians of 5 runs, CPU time of this process (the keys name 10

@@ -1,4 +1,4 @@
-//! ROS 2 bag replay throughput (issue [replay]), run by `python3 benches/bag_bench.py`,
+//! ROS 2 bag replay throughput, run by `python3 benches/bag_bench.py`,
 //! which writes the bag with rosbags; by hand:
 //! `cargo run --release --example bag_bench -- BAG [REPEATS]`.
 //!

@@ -1,4 +1,4 @@
-//! Bridge throughput (issue [bridge]): `cargo run --release --example bridge_bench`.
+//! Bridge throughput: `cargo run --release --example bridge_bench`.
 //!
 //! Prints one JSON line, medians of 3 runs:
 //! - `bridge_requests_per_s`: a lockstep server on a thread of this process, the client on

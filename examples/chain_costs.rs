@@ -1,11 +1,11 @@
-//! The chain's per-step costs beside the targets of issue [perf], for `benches/peers.py`:
+//! The chain's per-step costs beside the project's speed targets, for `benches/peers.py`:
 //! `cargo run --release --example chain_costs`. Prints one JSON line, µs a step, medians
 //! of 5 runs in CPU time: the default driver on a 10,000-point winding path at 0.5 m and
 //! at 0.05 m spacing; the shield with every beam returning (a ring 12 to 20 m away and an
 //! object 15 m ahead) at 360, 1,440 and 5,760 beams, and with no return; a physics step of
 //! the plant; the shield's scaling with the beams and, at 360 beams, with the returns
 //! (every k-th beam returning), each with the returns inside the band of the command's
-//! arc; then the issue's targets.
+//! arc; then the project's targets (µs).
 //!
 //! `chain_costs ring CALLS [EVERY]` makes CALLS calls of the shield on the 360-beam ring
 //! (every EVERY-th beam returning, 1 by default, 0 for none) and prints µs a call: a

@@ -1,4 +1,4 @@
-//! Checker throughput (issue [checker]): `cargo run --release --example check_bench`.
+//! Checker throughput: `cargo run --release --example check_bench`.
 //!
 //! Prints one JSON line: 40-sample chunks per CPU-second through the checker with
 //! corridor queries on one core; the batch form (reading, JSON Lines parsing, checking and

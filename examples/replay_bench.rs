@@ -1,4 +1,4 @@
-//! Replay throughput (issue [replay]): `cargo run --release --example replay_bench [REPEATS]`.
+//! Replay throughput: `cargo run --release --example replay_bench [REPEATS]`.
 //!
 //! Records an hour at 50 Hz with `acres sim` on a 17 km serpentine of grass lanes lined
 //! with posts (so that the 360-beam scans hold returns), kept in target/replay-bench.jsonl,
@@ -6,10 +6,10 @@
 //! log alone (both threads: the lines are parsed on a second one), the chain alone (its
 //! thread's own time), and the whole replay (parse, chain, CSV rows to a sink), also in
 //! wall seconds. Prints rows per wall second and per CPU-second and the share of the time
-//! that parsing takes, beside the issue's target for the whole replay.
+//! that parsing takes, beside the project's target for the whole replay.
 //!
 //! `replay_bench profile ROWS parse|replay` reads or replays the log's first ROWS rows
-//! once, for a profiler (docs/performance.md gives the callgrind commands).
+//! once, for a profiler (e.g. `valgrind --tool=callgrind`).
 
 use acres::chain::envelope::GroundClass;
 use acres::chain::path::{Direction, Path, PathPoint};

@@ -1,4 +1,4 @@
-//! Simulation with dense scenes (issue [perf]): `cargo run --release --example scan_bench`.
+//! Simulation with dense scenes: `cargo run --release --example scan_bench`.
 //!
 //! Prints one JSON line, medians of 5 runs in CPU seconds of this process:
 //! - `opening_steps_per_cpu_s`: physics steps per CPU-second of the opening scenario (the
@@ -7,13 +7,11 @@
 //!   40 m beside the lane, all within the scan's reach at some time (about 570 at a
 //!   time);
 //! - `scattered_steps_per_cpu_s`: the same with the 1,000 posts spread 5 to 1,755 m
-//!   either side of the lane (about 12 within reach at a time): the scene the issue
-//!   measured its 94 k on, as far as its figures tell (`benches/sim_against_issue_build.py`;
-//!   target 300,000);
+//!   either side of the lane (about 12 within reach at a time; target 300,000);
 //! - `setup_us_per_obstacle`: building the plant of a scenario of 10,000 posts (the world,
 //!   its index and the start check), per post;
-//! - `targets`: the issue's targets of the first three (it set 300,000 for a scene of
-//!   1,000 obstacles; both scenes are held to it).
+//! - `targets`: the project's targets of the first three (300,000 for a scene of 1,000
+//!   obstacles; both scenes are held to it).
 //!
 //! `scan_bench scaling` prints instead one JSON line per scene: physics steps per
 //! CPU-second (the median of 3 runs) with 100 to 100,000 posts, either all in the band
@@ -22,7 +20,7 @@
 //!
 //! `scan_bench dense-once` runs the dense scene once and prints the simulated seconds,
 //! for a profiler: `valgrind --tool=callgrind target/release/examples/scan_bench
-//! dense-once` gives the instruction counts of docs/performance.md. `scan_bench
+//! dense-once` counts its instructions. `scan_bench
 //! opening-once RUNS` does the same for RUNS runs of the opening scenario.
 
 use acres::config::Config;
@@ -41,9 +39,8 @@ fn with_posts(n: usize) -> Scenario {
     posts::scene(n, 1.0)
 }
 
-/// How far `posts::scene` widens the band for the scattered scene: with it the build the
-/// issue measured runs the opening scenario about 2.9 times as fast as the scene, as the
-/// issue's 267 k and 94 k (benches/sim_against_issue_build.py).
+/// How far `posts::scene` widens the band for the scattered scene: about 12 posts within
+/// the scan's reach at a time (`benches/sim_against_commit.py` uses the same scene).
 const SCATTERED_WIDEN: f64 = 50.0;
 
 /// Physics steps per CPU-second of a scenario (the median of 5 runs of `runs` each).

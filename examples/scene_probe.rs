@@ -1,8 +1,8 @@
 //! Physics steps per CPU-second of the opening scenario and of one scene of posts, in a
-//! form that builds against this crate as it stood when the performance issue measured
-//! it (76d04df^, before each obstacle was cast only against the beams of its span) as
-//! well as today, so that `benches/sim_against_issue_build.py` can time the two builds
-//! on the same scenes:
+//! form that builds against this crate as it stood at older commits (76d04df^, before
+//! each obstacle was cast only against the beams of its span, and later) as well as
+//! today, so that `benches/sim_against_commit.py` can time two builds on the same
+//! scenes:
 //!
 //! `scene_probe [N [WIDEN [ROUNDS]]]` (defaults 1000, 1, 5) prints one JSON line:
 //! `opening` and `scene`, each the median of ROUNDS timed groups of runs in this

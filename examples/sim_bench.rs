@@ -1,4 +1,4 @@
-//! Simulation throughput (issue [sim]): `cargo run --release --example sim_bench`.
+//! Simulation throughput: `cargo run --release --example sim_bench`.
 //!
 //! Runs the default scenario (the opening figure, with the 360-beam scan at 50 Hz) 50
 //! times and prints physics steps per second on one core and the real-time factor.

@@ -1,7 +1,7 @@
 //! The benchmarks' posts: a fixed pseudo-random pattern beside the opening scenario's
 //! lane. It uses only what the crate has long had (`Scenario::from_json_str` and the
-//! opening scenario), so that `scene_probe` builds against the crate as the performance
-//! issue measured it as well as today's.
+//! opening scenario), so that `scene_probe` builds against older commits of the crate as
+//! well as today's.
 
 use acres::formats::scenario::{DEFAULT_SCENARIO, Scenario};
 
