@@ -14,6 +14,7 @@
 pub mod checker;
 pub mod driver;
 pub mod envelope;
+pub mod free_space;
 pub mod path;
 pub mod scan;
 pub mod shield;

@@ -116,6 +116,11 @@ impl ScanGeometry {
         self.cos.len()
     }
 
+    /// Where the scanner sits on the body (x forward, y left of the rear axle), m.
+    pub fn mount(&self) -> (f64, f64) {
+        self.mount
+    }
+
     /// The reach, m.
     pub fn reach_m(&self) -> f64 {
         self.reach_m

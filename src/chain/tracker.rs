@@ -22,6 +22,20 @@ use crate::chain::shield::Pose;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering::{self, Equal, Greater, Less};
 
+/// How the tracker tells a moving object from a static one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MotionTest {
+    /// The centroid has left its own extent (twice its radius and 0.5 m): clusters
+    /// larger than `max_size_m` are structure.
+    #[default]
+    Travel,
+    /// The cluster's returns land where the rays of a scan at least `free_min_age_s` old
+    /// passed freely (docs/rules.md): clusters up to `structure_size_m` are tracked; a
+    /// lone return keeps the travel test. Experimental (issue [machines]).
+    FreeSpace,
+}
+
 /// Block `tracker` of `control_v1.json` (an acres extension; every key has a default).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -59,6 +73,23 @@ pub struct TrackerConfig {
     /// `±share · 1.5 · r·Δθ / W` wide (a jump inside a fit window of span W tilts the
     /// slope by up to 1.5 jump / W), an error the fit's residual does not show.
     pub quantum_share: f64,
+    /// How a moving object is told from a static one.
+    pub motion_test: MotionTest,
+    /// With the free-space test: a cluster larger than this is structure, m (a sanity
+    /// bound; size no longer decides motion).
+    pub structure_size_m: f64,
+    /// With the free-space test: scans are remembered this often, s, for this long, s.
+    pub free_every_s: f64,
+    pub free_history_s: f64,
+    /// With the free-space test: only remembered scans at least this old count, s.
+    pub free_min_age_s: f64,
+    /// With the free-space test: how far beyond a return a past ray must have passed, and
+    /// how far beside it every past ray must have passed, m.
+    pub free_radial_m: f64,
+    pub free_lateral_m: f64,
+    /// With the free-space test: how many of a cluster's returns must land in free space
+    /// (a large object moving along its length shows only its leading part there).
+    pub free_min_returns: u32,
 }
 
 impl Default for TrackerConfig {
@@ -77,6 +108,14 @@ impl Default for TrackerConfig {
             machine_top_speed_mps: 6.0,
             surface_tolerance_m: 0.05,
             quantum_share: 0.5,
+            motion_test: MotionTest::Travel,
+            structure_size_m: 12.0,
+            free_every_s: 0.1,
+            free_history_s: 1.0,
+            free_min_age_s: 0.2,
+            free_radial_m: 0.3,
+            free_lateral_m: 0.3,
+            free_min_returns: 2,
         }
     }
 }
@@ -138,6 +177,9 @@ struct Cluster {
     x: f64,
     y: f64,
     radius: f64,
+    /// Its main run of returns in the tracker's points: the first and how many.
+    first: u32,
+    count: u32,
 }
 
 /// A grid cell as a key whose order is that of (column, row): a column's cells are
@@ -196,7 +238,7 @@ const PAIRED: u8 = u8::MAX;
 
 /// A track takes its cluster of time `t`: a centroid more, and its radius grown (within
 /// half of `max_size`).
-fn take(k: &mut Track, c: Cluster, t: f64, max_size: f64) {
+fn take(k: &mut Track, c: Cluster, ci: usize, t: f64, max_size: f64) {
     // Back from occlusion: what it did while unseen is not known, so it is young again.
     if t - k.last_seen_s > OCCLUDED_S {
         k.moving_since = None;
@@ -207,6 +249,8 @@ fn take(k: &mut Track, c: Cluster, t: f64, max_size: f64) {
     k.history.push_back((t, c.x, c.y));
     k.radius = k.radius.max(c.radius).min(max_size / 2.0);
     k.last_seen_s = t;
+    k.cluster = ci;
+    k.last_count = c.count;
 }
 
 /// A track unseen longer than this has been occluded, s (more than a 10 Hz log's step).
@@ -237,6 +281,12 @@ struct Track {
     fit_span_s: f64,
     /// Since when it has been moving (unseen for a while and back, since it came back).
     moving_since: Option<f64>,
+    /// The cluster it took this step (an index into the tracker's clusters).
+    cluster: usize,
+    /// With the free-space test: its returns were seen in free space while it moved.
+    entered_free: bool,
+    /// The returns of the cluster it last took.
+    last_count: u32,
 }
 
 impl Track {
@@ -253,6 +303,9 @@ impl Track {
             sigma_v: 0.0,
             fit_span_s: 0.0,
             moving_since: None,
+            cluster: usize::MAX,
+            entered_free: false,
+            last_count: c.count,
         }
     }
 
@@ -284,11 +337,17 @@ impl Track {
     }
 
     /// Whether it is a moving object: a velocity at least `min_speed` fast, and the
-    /// centroid out of its own extent.
-    fn is_moving(&self, min_speed: f64) -> bool {
-        self.velocity
-            .is_some_and(|v| hypot_cmp(v, min_speed) != Some(Less))
-            && self.left_its_extent()
+    /// centroid out of its own extent (with the free-space test: its returns seen in free
+    /// space, or, for a lone return, out of its extent).
+    fn is_moving(&self, min_speed: f64, free_mode: bool) -> bool {
+        let fast = self
+            .velocity
+            .is_some_and(|v| hypot_cmp(v, min_speed) != Some(Less));
+        fast && if free_mode {
+            self.entered_free || (self.last_count <= 1 && self.left_its_extent())
+        } else {
+            self.left_its_extent()
+        }
     }
 
     /// Whether the centroid has left its own extent (twice the radius and 0.5 m from
@@ -381,6 +440,8 @@ pub struct Tracker {
     /// This scan's returns in the world frame, and where each run of them begins.
     points: Vec<(f64, f64)>,
     starts: Vec<usize>,
+    /// The remembered scans of the free-space test.
+    free: crate::chain::free_space::FreeSpace,
 }
 
 /// The farthest a return may lie from the one before and still continue a surface's line,
@@ -436,7 +497,13 @@ fn summarize<'a>(
         .map(|p| (p.0 - x) * (p.0 - x) + (p.1 - y) * (p.1 - y))
         .fold(0.0, f64::max);
     let radius = r2.sqrt();
-    Some(Cluster { x, y, radius })
+    Some(Cluster {
+        x,
+        y,
+        radius,
+        first: 0,
+        count: n as u32,
+    })
 }
 
 impl Tracker {
@@ -466,22 +533,89 @@ impl Tracker {
         let (window, missed) = (self.cfg.window_s, self.cfg.max_missed_s);
         self.tracks.retain(|k| t_s - k.last_seen_s <= missed);
         let min_speed = self.cfg.min_speed_mps;
-        for k in &mut self.tracks {
-            // A track still within its own extent is not moving; it needs no velocity
-            // (its gate is wide enough for a walker's 3 cm a step).
-            if k.last_seen_s == t_s {
-                if k.left_its_extent() {
-                    k.fit(window);
-                } else {
-                    k.velocity = None;
-                }
-                // Moving from now, or since it started to; a track that stops is not.
-                k.moving_since = if k.is_moving(min_speed) {
-                    k.moving_since.or(Some(t_s))
-                } else {
-                    None
-                };
+        let free_mode = self.cfg.motion_test == MotionTest::FreeSpace;
+        for ki in 0..self.tracks.len() {
+            let k = &self.tracks[ki];
+            if k.last_seen_s != t_s {
+                continue;
             }
+            // With the travel test, a track still within its own extent is not moving; it
+            // needs no velocity (its gate is wide enough for a walker's 3 cm a step).
+            let fits = free_mode || k.left_its_extent();
+            let k = &mut self.tracks[ki];
+            if fits {
+                k.fit(window);
+            } else {
+                k.velocity = None;
+            }
+            if free_mode {
+                self.free_test(ki, t_s);
+            }
+            let k = &mut self.tracks[ki];
+            // Moving from now, or since it started to; a track that stops is not.
+            k.moving_since = if k.is_moving(min_speed, free_mode) {
+                k.moving_since.or(Some(t_s))
+            } else {
+                None
+            };
+        }
+        if free_mode {
+            let c = &self.cfg;
+            let slots = (c.free_history_s / c.free_every_s.max(1e-3)).ceil() as usize + 1;
+            self.free
+                .remember(t_s, pose, scan, geometry, (c.free_every_s, slots));
+        }
+    }
+
+    /// Whether the free-space test decides motion.
+    fn free_mode(&self) -> bool {
+        self.cfg.motion_test == MotionTest::FreeSpace
+    }
+
+    /// The largest cluster tracked, m: `max_size_m` with the travel test, the sanity
+    /// bound `structure_size_m` with the free-space test.
+    fn size_cap(&self) -> f64 {
+        match self.cfg.motion_test {
+            MotionTest::Travel => self.cfg.max_size_m,
+            MotionTest::FreeSpace => self.cfg.structure_size_m,
+        }
+    }
+
+    /// The free-space test of track `ki`'s cluster of time `t`: where the track moves at
+    /// `min_speed_mps` or more and `free_min_returns` of its cluster's returns (of two or
+    /// more) land in the free space of a remembered scan, it has entered free space; a track
+    /// that slows below `min_speed_mps` has to enter it again.
+    fn free_test(&mut self, ki: usize, t: f64) {
+        let k = &self.tracks[ki];
+        let fast = k
+            .velocity
+            .is_some_and(|v| hypot_cmp(v, self.cfg.min_speed_mps) != Some(Less));
+        if !fast {
+            self.tracks[ki].entered_free = false;
+            return;
+        }
+        if k.entered_free {
+            return;
+        }
+        let Some(c) = self.clusters.get(k.cluster) else {
+            return;
+        };
+        if c.count < 2 {
+            return;
+        }
+        let m = crate::chain::free_space::Margins {
+            radial_m: self.cfg.free_radial_m,
+            lateral_m: self.cfg.free_lateral_m,
+            min_age_s: self.cfg.free_min_age_s,
+        };
+        let (a, n) = (c.first as usize, c.count as usize);
+        let end = (a + n).min(self.points.len());
+        let free = self.points[a..end]
+            .iter()
+            .filter(|&&p| self.free.is_free(p, t, m))
+            .count();
+        if free >= self.cfg.free_min_returns.max(1) as usize {
+            self.tracks[ki].entered_free = true;
         }
     }
 
@@ -514,7 +648,7 @@ impl Tracker {
             let Some((vx, vy)) = k.velocity else { continue };
             // The returns of a static object stay on its surface: its centroid moves
             // within its extent however the view changes. A moving one leaves it.
-            if !k.is_moving(self.cfg.min_speed_mps) {
+            if !k.is_moving(self.cfg.min_speed_mps, self.free_mode()) {
                 continue;
             }
             let &(t, x, y) = k.history.back().expect("a track has a centroid");
@@ -538,7 +672,7 @@ impl Tracker {
         let min_speed = self.cfg.min_speed_mps;
         for k in &self.tracks {
             let &(t, x, y) = k.history.back().expect("a track has a centroid");
-            let moving = k.is_moving(min_speed);
+            let moving = k.is_moving(min_speed, self.free_mode());
             let (vx, vy) = if moving {
                 k.velocity.unwrap_or((0.0, 0.0))
             } else {
@@ -615,8 +749,11 @@ impl Tracker {
             } else {
                 &[][..]
             };
-            if let Some(c) = summarize(run.iter().chain(first), self.cfg.max_size_m) {
-                self.clusters.push(c);
+            if let Some(c) = summarize(run.iter().chain(first), self.size_cap()) {
+                self.clusters.push(Cluster {
+                    first: self.starts[k] as u32,
+                    ..c
+                });
             }
         }
     }
@@ -705,6 +842,7 @@ impl Tracker {
     /// contested pairs are sorted (in a scene of still posts, nearly none are).
     fn associate(&mut self, t: f64) {
         self.find_pairs(t);
+        let cap = self.size_cap();
         let (tracks, clusters) = (&mut self.track_pairs, &mut self.cluster_pairs);
         tracks.clear();
         tracks.resize(self.tracks.len(), 0);
@@ -718,12 +856,7 @@ impl Tracker {
         for &key in &self.pairs {
             let (_, ki, ci) = unpack_pair(&key);
             if tracks[ki] == 1 && clusters[ci] == 1 {
-                take(
-                    &mut self.tracks[ki],
-                    self.clusters[ci],
-                    t,
-                    self.cfg.max_size_m,
-                );
+                take(&mut self.tracks[ki], self.clusters[ci], ci, t, cap);
                 (tracks[ki], clusters[ci]) = (PAIRED, PAIRED);
             } else {
                 self.contested.push(key);
@@ -734,18 +867,15 @@ impl Tracker {
             if tracks[ki] == PAIRED || clusters[ci] == PAIRED {
                 continue;
             }
-            take(
-                &mut self.tracks[ki],
-                self.clusters[ci],
-                t,
-                self.cfg.max_size_m,
-            );
+            take(&mut self.tracks[ki], self.clusters[ci], ci, t, cap);
             (tracks[ki], clusters[ci]) = (PAIRED, PAIRED);
         }
         for (ci, c) in self.clusters.iter().enumerate() {
             if clusters[ci] != PAIRED {
                 self.next_id += 1;
-                self.tracks.push(Track::start(self.next_id, *c, t));
+                let mut k = Track::start(self.next_id, *c, t);
+                k.cluster = ci;
+                self.tracks.push(k);
             }
         }
     }
@@ -785,13 +915,16 @@ mod tests {
         for &(_, ki, ci) in pairs {
             if !k_done[ki] && !c_done[ci] {
                 (k_done[ki], c_done[ci]) = (true, true);
-                take(&mut tracks[ki], tr.clusters[ci], t, tr.cfg.max_size_m);
+                take(&mut tracks[ki], tr.clusters[ci], ci, t, tr.cfg.max_size_m);
             }
         }
         let mut next = tr.next_id;
-        for (c, _) in tr.clusters.iter().zip(&c_done).filter(|(_, done)| !**done) {
+        let left = tr.clusters.iter().enumerate().zip(&c_done);
+        for ((ci, c), _) in left.filter(|(_, done)| !**done) {
             next += 1;
-            tracks.push(Track::start(next, *c, t));
+            let mut k = Track::start(next, *c, t);
+            k.cluster = ci;
+            tracks.push(k);
         }
         tracks
     }
