@@ -205,4 +205,14 @@ mod tests {
             "the travel test saw it at {travel:?}"
         );
     }
+
+    /// The travel test still applies beside it: a walker (a 0.6 m body at 1.4 m/s crossing
+    /// toward the lane) is seen no later than with the travel test alone.
+    #[test]
+    fn nothing_is_seen_later_than_with_the_travel_test() {
+        let walker = ((35.0, -8.0, 0.6), (0.5, 1.4));
+        let t = first_moving(MotionTest::Travel, walker.0, walker.1, 3.0, 4.0).unwrap();
+        let f = first_moving(MotionTest::FreeSpace, walker.0, walker.1, 3.0, 4.0).unwrap();
+        assert!(f <= t, "free space {f:.2} s, travel {t:.2} s");
+    }
 }

@@ -90,6 +90,10 @@ pub struct TrackerConfig {
     /// With the free-space test: how many of a cluster's returns must land in free space
     /// (a large object moving along its length shows only its leading part there).
     pub free_min_returns: u32,
+    /// With the free-space test: a run of one or two returns within this many beam
+    /// spacings (at its range, and `cluster_gap_m`) of a neighbouring run of three or more
+    /// is a fragment of it, not tracked alone (0: off; experimental, docs/rules.md).
+    pub free_fragment_spacings: f64,
 }
 
 impl Default for TrackerConfig {
@@ -116,6 +120,7 @@ impl Default for TrackerConfig {
             free_radial_m: 0.3,
             free_lateral_m: 0.3,
             free_min_returns: 2,
+            free_fragment_spacings: 0.0,
         }
     }
 }
@@ -256,6 +261,11 @@ fn take(k: &mut Track, c: Cluster, ci: usize, t: f64, max_size: f64) {
 /// A track unseen longer than this has been occluded, s (more than a 10 Hz log's step).
 const OCCLUDED_S: f64 = 0.15;
 
+/// How long after its returns were last seen in free space a track still counts as
+/// moving, s (a few remembered scans: the leading face of a slow machine does not enter
+/// free space at every step).
+const FREE_HOLD_S: f64 = 0.5;
+
 /// How far beyond twice its radius a centroid must travel to be moving, m.
 const TRAVEL_MARGIN_M: f64 = 0.5;
 
@@ -283,8 +293,8 @@ struct Track {
     moving_since: Option<f64>,
     /// The cluster it took this step (an index into the tracker's clusters).
     cluster: usize,
-    /// With the free-space test: its returns were seen in free space while it moved.
-    entered_free: bool,
+    /// With the free-space test: when its returns were last seen in free space, s.
+    free_at: Option<f64>,
     /// The returns of the cluster it last took.
     last_count: u32,
 }
@@ -304,7 +314,7 @@ impl Track {
             fit_span_s: 0.0,
             moving_since: None,
             cluster: usize::MAX,
-            entered_free: false,
+            free_at: None,
             last_count: c.count,
         }
     }
@@ -343,11 +353,9 @@ impl Track {
         let fast = self
             .velocity
             .is_some_and(|v| hypot_cmp(v, min_speed) != Some(Less));
-        fast && if free_mode {
-            self.entered_free || (self.last_count <= 1 && self.left_its_extent())
-        } else {
-            self.left_its_extent()
-        }
+        let &(t, _, _) = self.history.back().expect("a track has a centroid");
+        let free = free_mode && self.free_at.is_some_and(|f| t - f <= FREE_HOLD_S);
+        fast && (free || self.left_its_extent())
     }
 
     /// Whether the centroid has left its own extent (twice the radius and 0.5 m from
@@ -583,18 +591,16 @@ impl Tracker {
 
     /// The free-space test of track `ki`'s cluster of time `t`: where the track moves at
     /// `min_speed_mps` or more and `free_min_returns` of its cluster's returns (of two or
-    /// more) land in the free space of a remembered scan, it has entered free space; a track
-    /// that slows below `min_speed_mps` has to enter it again.
+    /// more) land in the free space of a remembered scan, it is in free space now; it
+    /// counts as moving for [`FREE_HOLD_S`] after (a machine that stops, whose centroid
+    /// then slides as the view turns, stops being moving).
     fn free_test(&mut self, ki: usize, t: f64) {
         let k = &self.tracks[ki];
         let fast = k
             .velocity
             .is_some_and(|v| hypot_cmp(v, self.cfg.min_speed_mps) != Some(Less));
         if !fast {
-            self.tracks[ki].entered_free = false;
-            return;
-        }
-        if k.entered_free {
+            self.tracks[ki].free_at = None;
             return;
         }
         let Some(c) = self.clusters.get(k.cluster) else {
@@ -615,7 +621,7 @@ impl Tracker {
             .filter(|&&p| self.free.is_free(p, t, m))
             .count();
         if free >= self.cfg.free_min_returns.max(1) as usize {
-            self.tracks[ki].entered_free = true;
+            self.tracks[ki].free_at = Some(t);
         }
     }
 
@@ -749,6 +755,9 @@ impl Tracker {
             } else {
                 &[][..]
             };
+            if self.cfg.motion_test == MotionTest::FreeSpace && self.is_fragment(k, step) {
+                continue;
+            }
             if let Some(c) = summarize(run.iter().chain(first), self.size_cap()) {
                 self.clusters.push(Cluster {
                     first: self.starts[k] as u32,
@@ -756,6 +765,33 @@ impl Tracker {
                 });
             }
         }
+    }
+
+    /// Whether run `k` is a fragment of a neighbour (with the free-space test): one or two
+    /// returns within `cluster_gap_m` and `free_fragment_spacings` beam spacings (at their
+    /// range) of a neighbouring run of three or more. A face seen at a grazing angle, or a
+    /// machine's implement, gives such fragments; tracked alone they slide along it.
+    fn is_fragment(&self, k: usize, step: f64) -> bool {
+        if self.cfg.free_fragment_spacings <= 0.0 {
+            return false;
+        }
+        let len = |j: usize| {
+            let end = self.starts.get(j + 1).copied().unwrap_or(self.points.len());
+            end - self.starts[j]
+        };
+        if len(k) > 2 {
+            return false;
+        }
+        let (a, b) = (self.starts[k], self.starts[k] + len(k) - 1);
+        let near = |p: (f64, f64), q: (f64, f64)| {
+            let r = (p.0 - self.origin.0).hypot(p.1 - self.origin.1);
+            let gap = self.cfg.cluster_gap_m + self.cfg.free_fragment_spacings * r * step;
+            (p.0 - q.0).hypot(p.1 - q.1) <= gap
+        };
+        let before = k > 0 && len(k - 1) > 2 && near(self.points[a], self.points[a - 1]);
+        let after =
+            k + 1 < self.starts.len() && len(k + 1) > 2 && near(self.points[b], self.points[b + 1]);
+        before || after
     }
 
     /// Whether the first run and the last meet across beam 0: beams `beams − 1` and 0
