@@ -1,6 +1,7 @@
 //! Moving actors' cost: `cargo run --release --example actors_bench [N]`,
 //! N walkers (10 by default; 20 for a scene of 20 tracked objects, spread twice
-//! as densely along the lane so that as many are in view).
+//! as densely along the lane so that as many are in view). `ACRES_CONFIG_DIR=DIR` runs
+//! with the config files of DIR (as `--config-dir`), to measure a variant.
 //!
 //! Prints one JSON line, medians of 5 runs, CPU time of this process (the keys name 10
 //! actors whatever N is, so that runs of two builds compare key by key):
@@ -110,7 +111,9 @@ fn recorded(cfg: &Config, s: &Scenario) -> Vec<(VehicleState, Scan)> {
 }
 
 fn main() {
-    let cfg = Config::builtin();
+    // A config directory to measure a variant (e.g. `tracker.motion_test`) with one build.
+    let dir = std::env::var_os("ACRES_CONFIG_DIR").map(std::path::PathBuf::from);
+    let cfg = Config::load(dir.as_deref()).expect("the config directory loads");
     let opening = Scenario::from_json_str("opening.json", DEFAULT_SCENARIO).unwrap();
     let n = match std::env::args().nth(1).map(|a| a.parse::<usize>()) {
         None => 10,

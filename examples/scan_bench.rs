@@ -1,4 +1,5 @@
-//! Simulation with dense scenes: `cargo run --release --example scan_bench`.
+//! Simulation with dense scenes: `cargo run --release --example scan_bench`
+//! (`ACRES_CONFIG_DIR=DIR` runs with the config files of DIR, to measure a variant).
 //!
 //! Prints one JSON line, medians of 5 runs in CPU seconds of this process:
 //! - `opening_steps_per_cpu_s`: physics steps per CPU-second of the opening scenario (the
@@ -64,7 +65,9 @@ fn rate_of(cfg: &Config, s: &Scenario, runs: usize, rounds: usize) -> f64 {
 }
 
 fn main() {
-    let cfg = Config::builtin();
+    // A config directory to measure a variant (e.g. `tracker.motion_test`) with one build.
+    let dir = std::env::var_os("ACRES_CONFIG_DIR").map(std::path::PathBuf::from);
+    let cfg = Config::load(dir.as_deref()).expect("the config directory loads");
     if std::env::args().nth(1).as_deref() == Some("dense-once") {
         // One run of the dense scene, for a profiler (callgrind's instruction counts).
         let s = with_posts(1000);
