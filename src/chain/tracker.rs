@@ -266,6 +266,10 @@ const OCCLUDED_S: f64 = 0.15;
 /// free space at every step).
 const FREE_HOLD_S: f64 = 0.5;
 
+/// With the free-space test, how far a centroid must move from where its track began
+/// before the track gets a velocity and the test, m: a walker's first quarter metre.
+const FREE_START_M: f64 = 0.25;
+
 /// How far beyond twice its radius a centroid must travel to be moving, m.
 const TRAVEL_MARGIN_M: f64 = 0.5;
 
@@ -356,6 +360,15 @@ impl Track {
         let &(t, _, _) = self.history.back().expect("a track has a centroid");
         let free = free_mode && self.free_at.is_some_and(|f| t - f <= FREE_HOLD_S);
         fast && (free || self.left_its_extent())
+    }
+
+    /// Whether the centroid lies `d` m or more from where the track began.
+    fn travelled_at_least(&self, d: f64) -> bool {
+        let &(_, x, y) = self.history.back().expect("a track has a centroid");
+        matches!(
+            hypot_cmp((x - self.origin.0, y - self.origin.1), d),
+            Some(Greater | Equal)
+        )
     }
 
     /// Whether the centroid has left its own extent (twice the radius and 0.5 m from
@@ -549,7 +562,9 @@ impl Tracker {
             }
             // With the travel test, a track still within its own extent is not moving; it
             // needs no velocity (its gate is wide enough for a walker's 3 cm a step).
-            let fits = free_mode || k.left_its_extent();
+            // With the free-space test, a track whose centroid has moved `FREE_START_M`
+            // from where it began (a post's stays put) gets a velocity and the test.
+            let fits = k.left_its_extent() || (free_mode && k.travelled_at_least(FREE_START_M));
             let k = &mut self.tracks[ki];
             if fits {
                 k.fit(window);
