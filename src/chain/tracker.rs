@@ -94,6 +94,9 @@ pub struct TrackerConfig {
     /// spacings (at its range, and `cluster_gap_m`) of a neighbouring run of three or more
     /// is a fragment of it, not tracked alone (0: off; experimental, docs/rules.md).
     pub free_fragment_spacings: f64,
+    /// With the free-space test: the travel test applies beside it only to tracks up to
+    /// this radius, m (larger ones' centroids slide as the view turns; experimental).
+    pub free_travel_max_radius_m: f64,
 }
 
 impl Default for TrackerConfig {
@@ -121,6 +124,7 @@ impl Default for TrackerConfig {
             free_lateral_m: 0.3,
             free_min_returns: 2,
             free_fragment_spacings: 0.0,
+            free_travel_max_radius_m: 1.5,
         }
     }
 }
@@ -353,13 +357,14 @@ impl Track {
     /// Whether it is a moving object: a velocity at least `min_speed` fast, and the
     /// centroid out of its own extent (with the free-space test: its returns seen in free
     /// space, or, for a lone return, out of its extent).
-    fn is_moving(&self, min_speed: f64, free_mode: bool) -> bool {
+    fn is_moving(&self, min_speed: f64, free_mode: Option<f64>) -> bool {
         let fast = self
             .velocity
             .is_some_and(|v| hypot_cmp(v, min_speed) != Some(Less));
         let &(t, _, _) = self.history.back().expect("a track has a centroid");
-        let free = free_mode && self.free_at.is_some_and(|f| t - f <= FREE_HOLD_S);
-        fast && (free || self.left_its_extent())
+        let free = free_mode.is_some() && self.free_at.is_some_and(|f| t - f <= FREE_HOLD_S);
+        let travel = free_mode.is_none_or(|r| self.radius <= r);
+        fast && (free || (travel && self.left_its_extent()))
     }
 
     /// Whether the centroid lies `d` m or more from where the track began.
@@ -574,9 +579,10 @@ impl Tracker {
             if free_mode {
                 self.free_test(ki, t_s);
             }
+            let travel = self.free_travel();
             let k = &mut self.tracks[ki];
             // Moving from now, or since it started to; a track that stops is not.
-            k.moving_since = if k.is_moving(min_speed, free_mode) {
+            k.moving_since = if k.is_moving(min_speed, travel) {
                 k.moving_since.or(Some(t_s))
             } else {
                 None
@@ -590,9 +596,10 @@ impl Tracker {
         }
     }
 
-    /// Whether the free-space test decides motion.
-    fn free_mode(&self) -> bool {
-        self.cfg.motion_test == MotionTest::FreeSpace
+    /// With the free-space test, the largest radius the travel test still applies to;
+    /// None with the travel test alone.
+    fn free_travel(&self) -> Option<f64> {
+        (self.cfg.motion_test == MotionTest::FreeSpace).then_some(self.cfg.free_travel_max_radius_m)
     }
 
     /// The largest cluster tracked, m: `max_size_m` with the travel test, the sanity
@@ -669,7 +676,7 @@ impl Tracker {
             let Some((vx, vy)) = k.velocity else { continue };
             // The returns of a static object stay on its surface: its centroid moves
             // within its extent however the view changes. A moving one leaves it.
-            if !k.is_moving(self.cfg.min_speed_mps, self.free_mode()) {
+            if !k.is_moving(self.cfg.min_speed_mps, self.free_travel()) {
                 continue;
             }
             let &(t, x, y) = k.history.back().expect("a track has a centroid");
@@ -693,7 +700,7 @@ impl Tracker {
         let min_speed = self.cfg.min_speed_mps;
         for k in &self.tracks {
             let &(t, x, y) = k.history.back().expect("a track has a centroid");
-            let moving = k.is_moving(min_speed, self.free_mode());
+            let moving = k.is_moving(min_speed, self.free_travel());
             let (vx, vy) = if moving {
                 k.velocity.unwrap_or((0.0, 0.0))
             } else {
