@@ -335,7 +335,44 @@ impl ControlConfig {
         self.validate_vehicle(&c)?;
         self.dynamics.validate(&c, self.vehicle.wheelbase_m)?;
         self.validate_chain(&c)?;
+        self.validate_free_space(&c)?;
         self.validate_dbw(&c)
+    }
+
+    /// The free-space keys of block `tracker`: the memory holds at least one scan, and
+    /// every distance and count is a number the test can use.
+    fn validate_free_space(&self, c: &Check) -> Result<(), ConfigError> {
+        let t = &self.tracker;
+        c.positive("tracker.structure_size_m", t.structure_size_m, 100.0)?;
+        c.positive("tracker.free_every_s", t.free_every_s, 5.0)?;
+        c.positive("tracker.free_history_s", t.free_history_s, 10.0)?;
+        c.ordered(
+            "tracker.free_every_s",
+            t.free_every_s,
+            "tracker.free_history_s",
+            t.free_history_s,
+        )?;
+        c.range("tracker.free_min_age_s", t.free_min_age_s, 0.0, 10.0)?;
+        c.range("tracker.free_radial_m", t.free_radial_m, 0.0, 10.0)?;
+        c.range("tracker.free_lateral_m", t.free_lateral_m, 0.0, 10.0)?;
+        c.range(
+            "tracker.free_min_returns",
+            f64::from(t.free_min_returns),
+            1.0,
+            1000.0,
+        )?;
+        c.range(
+            "tracker.free_fragment_spacings",
+            t.free_fragment_spacings,
+            0.0,
+            100.0,
+        )?;
+        c.range(
+            "tracker.free_travel_max_radius_m",
+            t.free_travel_max_radius_m,
+            0.0,
+            100.0,
+        )
     }
 
     /// Block `shield`; the swept corridor divides by `geofence_margin_m`.

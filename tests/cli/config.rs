@@ -79,3 +79,23 @@ fn a_broken_file_names_its_line() {
         "{err}"
     );
 }
+
+/// The free-space test's keys are checked like every other: a memory of no scan, a
+/// negative margin or no return to count is an error naming the key.
+#[test]
+fn free_space_keys_out_of_range_name_the_key() {
+    for (key, bad) in [
+        ("free_every_s", serde_json::json!(0.0)),
+        ("free_history_s", serde_json::json!(0.05)),
+        ("free_radial_m", serde_json::json!(-0.1)),
+        ("free_min_returns", serde_json::json!(0)),
+        ("structure_size_m", serde_json::json!(1e9)),
+    ] {
+        let dir = super::config_dir_with("control_v1.json", |v| {
+            v["tracker"][key] = bad.clone();
+        });
+        let (code, _, err) = run(&["--config-dir", dir.path().to_str().unwrap(), "sim"]);
+        assert_eq!(code, 1, "{key}: {err}");
+        assert!(err.contains(&format!("tracker.{key}")), "{key}: {err}");
+    }
+}
