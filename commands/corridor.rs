@@ -309,19 +309,14 @@ fn query(a: QueryArgs, global: &Global) -> anyhow::Result<()> {
 fn warn_off_raster(c: &Corridor, pts: &[(f64, f64)]) {
     let off: Vec<&(f64, f64)> = pts.iter().filter(|(x, y)| !c.covers(*x, *y)).collect();
     let Some((x, y)) = off.first() else { return };
-    let g = &c.grid;
-    let (x1, y1) = (
-        g.origin_m[0] + g.width as f64 * g.resolution_m,
-        g.origin_m[1] + g.height as f64 * g.resolution_m,
-    );
+    let ((x0, x1), (y0, y1)) = c.extent();
     let more = match off.len() {
         1 => String::new(),
         n => format!(" and {} more points", n - 1),
     };
     eprintln!(
-        "acres: warning: ({x}, {y}){more} off the corridor's raster, x {:.1} to {x1:.1}, y {:.1} \
-         to {y1:.1}: d is 0 there (unknown ground), not a measured clearance",
-        g.origin_m[0], g.origin_m[1]
+        "acres: warning: ({x}, {y}){more} off the corridor's raster, x {x0:.1} to {x1:.1}, y \
+         {y0:.1} to {y1:.1}: d is 0 there (unknown ground), not a measured clearance"
     );
 }
 

@@ -368,39 +368,25 @@ fn mode_name(m: acres::config::MovingMode) -> String {
 fn suite_verdict(r: &acres::jobs::suite::SuiteResult) -> String {
     let classed = r.runs.iter().any(|run| run.careful.is_some());
     let m = mode_name(r.moving);
-    let (one, many) = if classed {
-        (
-            "in a case a careful driver avoids",
-            "in cases a careful driver avoids",
-        )
-    } else {
-        ("", "")
-    };
-    let which = if classed {
-        "must-avoid or clear; grey and unavoidable cases are not judged"
-    } else {
-        "the cases have no careful-driver class: every case is judged"
-    };
-    let sp = |s: &str| {
-        if s.is_empty() {
-            String::new()
-        } else {
-            format!(" {s}")
-        }
-    };
-    match r.judged_collisions {
-        0 => format!(
-            "verdict ({m}): no collision by the vehicle{} ({which}): ok",
-            sp(one)
+    let n = r.judged_collisions;
+    let (cases, which) = match (classed, n) {
+        (false, _) => (
+            "",
+            "the cases have no careful-driver class: every case is judged",
         ),
-        1 => format!(
-            "verdict ({m}): 1 collision by the vehicle{} ({which}): FAIL",
-            sp(one)
+        (true, 0 | 1) => (
+            " in a case a careful driver avoids",
+            "must-avoid or clear; grey and unavoidable cases are not judged",
         ),
-        n => format!(
-            "verdict ({m}): {n} collisions by the vehicle{} ({which}): FAIL",
-            sp(many)
+        (true, _) => (
+            " in cases a careful driver avoids",
+            "must-avoid or clear; grey and unavoidable cases are not judged",
         ),
+    };
+    match n {
+        0 => format!("verdict ({m}): no collision by the vehicle{cases} ({which}): ok"),
+        1 => format!("verdict ({m}): 1 collision by the vehicle{cases} ({which}): FAIL"),
+        n => format!("verdict ({m}): {n} collisions by the vehicle{cases} ({which}): FAIL"),
     }
 }
 

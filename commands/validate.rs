@@ -58,7 +58,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
                     c.verdict.to_string(),
                 ]
             }));
-            print!("{}", table_left(&rows));
+            print!("{}", wrapped_table(&rows));
         }
     }
     Ok(ok)
@@ -69,7 +69,7 @@ const TABLE_COLUMNS: u16 = 120;
 
 /// The rows as a table with a line between rows, at most [`TABLE_COLUMNS`] wide, the
 /// long cells wrapped within their column (comfy-table's dynamic arrangement).
-fn table_left(rows: &[Vec<String>]) -> String {
+fn wrapped_table(rows: &[Vec<String>]) -> String {
     use comfy_table::{ContentArrangement, Table};
     let Some((head, body)) = rows.split_first() else {
         return String::new();

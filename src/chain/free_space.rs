@@ -104,9 +104,8 @@ impl FreeSpace {
 mod tests {
     use crate::chain::scan::ScanGeometry;
     use crate::chain::shield::Pose;
-    use crate::chain::tracker::{MotionTest, MovingObject, Tracker, TrackerConfig};
+    use crate::chain::tracker::{MotionTest, MovingObject, Tracker, TrackerConfig, scan_of};
     use crate::plant::world::{Obstacle, Plane, World};
-    use geo::Coord;
 
     /// A box `l` long (along y) and 2.2 m wide centred at `(x, y0)`, still until `onset`
     /// s, then moving north at `v`; the vehicle drives east along y = 0 at `ego` m/s from
@@ -149,15 +148,7 @@ mod tests {
                 y_m: 0.0,
                 yaw_rad: 0.0,
             };
-            let scan = w.scan(
-                Coord {
-                    x: pose.x_m + 1.9,
-                    y: 0.0,
-                },
-                0.0,
-                360,
-                40.0,
-            );
+            let scan = scan_of(&w, pose);
             tr.update(t, pose, &scan, &g);
             tr.moving(&mut out);
             if out

@@ -242,6 +242,18 @@ fn hypot_cmp((dx, dy): (f64, f64), bound: f64) -> Option<Ordering> {
     dx.hypot(dy).partial_cmp(&bound)
 }
 
+/// The 360-beam scan of `world` seen from a vehicle at `pose` (the sensor 1.9 m ahead of
+/// the rear axle, 40 m reach): the tests' view of a scene.
+#[cfg(test)]
+pub(crate) fn scan_of(world: &crate::plant::world::World, pose: Pose) -> Scan {
+    let (s, c) = pose.yaw_rad.sin_cos();
+    let at = geo::Coord {
+        x: pose.x_m + 1.9 * c,
+        y: pose.y_m + 1.9 * s,
+    };
+    world.scan(at, pose.yaw_rad, 360, 40.0)
+}
+
 /// The pair count of a track or cluster that association has paired.
 const PAIRED: u8 = u8::MAX;
 
@@ -1125,15 +1137,7 @@ mod tests {
                 y_m: 0.0,
                 yaw_rad: 0.0,
             };
-            let scan = w.scan(
-                Coord {
-                    x: pose.x_m + 1.9,
-                    y: 0.0,
-                },
-                0.0,
-                360,
-                40.0,
-            );
+            let scan = scan_of(&w, pose);
             t.update(ts, pose, &scan, &g);
             t.moving(&mut out);
         }

@@ -251,28 +251,24 @@ fn calibrate_reads_the_shipped_measurements_and_writes_an_envelope_others_accept
     assert_eq!(code, 0);
     assert!(out.contains("the same as"), "{out}");
     let again = dir.path().join("again.json");
-    let (code, _, err) = run(&[
-        "--config-dir",
-        d,
-        "envelope",
-        "calibrate",
-        "--out",
-        again.to_str().unwrap(),
-    ]);
+    let calibrate_out = || {
+        run(&[
+            "--config-dir",
+            d,
+            "envelope",
+            "calibrate",
+            "--out",
+            again.to_str().unwrap(),
+        ])
+    };
+    let (code, _, err) = calibrate_out();
     assert_eq!(code, 0, "{err}");
     let looser = std::fs::read_to_string(&p)
         .unwrap()
         .replace("\"obstacle_margin_m\": 1.6", "\"obstacle_margin_m\": 1.0");
     assert!(looser.contains("1.0"));
     std::fs::write(&p, looser).unwrap();
-    let (code, out, err) = run(&[
-        "--config-dir",
-        d,
-        "envelope",
-        "calibrate",
-        "--out",
-        again.to_str().unwrap(),
-    ]);
+    let (code, out, err) = calibrate_out();
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("obstacle_margin_m: 1.00 → 1.60\n"), "{out}");
     assert!(!out.contains("LOOSER"), "{out}");

@@ -111,16 +111,21 @@ const REACH_SLACK_M: f64 = 1e-12;
 const QUERY_EPS_M: f64 = 1e-9;
 
 impl Corridor {
+    /// The raster's extent in the map's metres, its cells' outer edges: (x0, x1), (y0, y1).
+    pub fn extent(&self) -> ((f64, f64), (f64, f64)) {
+        let g = &self.grid;
+        let (x0, y0) = (g.origin_m[0], g.origin_m[1]);
+        (
+            (x0, x0 + g.width as f64 * g.resolution_m),
+            (y0, y0 + g.height as f64 * g.resolution_m),
+        )
+    }
+
     /// Whether (x, y) lies on the raster (its cells' outer edges included); off it the
     /// bound is 0, the ground being unknown there.
     pub fn covers(&self, x: f64, y: f64) -> bool {
-        let g = &self.grid;
-        let (w, h) = (
-            g.width as f64 * g.resolution_m,
-            g.height as f64 * g.resolution_m,
-        );
-        let (u, v) = (x - g.origin_m[0], y - g.origin_m[1]);
-        (0.0..=w).contains(&u) && (0.0..=h).contains(&v)
+        let ((x0, x1), (y0, y1)) = self.extent();
+        (x0..=x1).contains(&x) && (y0..=y1).contains(&y)
     }
 
     /// `d(p) = max_c (d_c − ‖p − c‖)` over the four cells whose centres surround `p`
