@@ -28,6 +28,10 @@ pub struct Margins {
     pub lateral_m: f64,
     /// Only scans at least this old count (the return's own recent past), s.
     pub min_age_s: f64,
+    /// How much nearer, in beam spacings at its range, a surface met by one beam alone
+    /// may come a beam toward the next (its slope unknown: a face seen at a grazing
+    /// angle near the end of the reach gives one return).
+    pub lone_spacings: f64,
 }
 
 /// The last scans, decimated, in a ring of reused slots.
@@ -39,6 +43,7 @@ pub struct FreeSpace {
     t_stored: f64,
     reach: f64,
     step: f64,
+    generation: u64,
 }
 
 impl FreeSpace {
@@ -71,8 +76,15 @@ impl FreeSpace {
         self.next = (self.next + 1) % self.slots.len();
         self.len = (self.len + 1).min(self.slots.len());
         self.t_stored = t;
+        self.generation += 1;
         self.reach = geometry.reach_m();
         self.step = std::f64::consts::TAU / geometry.beams().max(1) as f64;
+    }
+
+    /// How many scans have been remembered: a test of the memory gives the same answer
+    /// until it changes.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Whether `p` (world frame) lay in the free space of some remembered scan at least
@@ -85,6 +97,17 @@ impl FreeSpace {
             .any(|s| self.free_in(s, p, m))
     }
 
+    /// Whether `p` (world frame), where a return was seen at time `t_seen`, lies in the
+    /// free space of some remembered scan taken at least `m.min_age_s` after it: the
+    /// place is now seen empty, so what stood there has left it (a face of a standing
+    /// object is still met where it was seen).
+    pub fn was_left(&self, p: (f64, f64), t_seen: f64, m: Margins) -> bool {
+        self.slots[..self.len]
+            .iter()
+            .filter(|s| s.t - t_seen >= m.min_age_s && !s.ranges.is_empty())
+            .any(|s| self.free_in(s, p, m))
+    }
+
     fn free_in(&self, s: &PastScan, p: (f64, f64), m: Margins) -> bool {
         let (dx, dy) = (p.0 - s.ox, p.1 - s.oy);
         let d = dx.hypot(dy);
@@ -93,10 +116,34 @@ impl FreeSpace {
         }
         let n = s.ranges.len() as i64;
         let angle = dy.atan2(dx) - s.yaw;
+        let beyond = (d + m.radial_m) as f32;
         let centre = (angle / self.step).round() as i64;
         let half = (m.lateral_m.atan2(d) / self.step).ceil() as i64;
-        let beyond = (d + m.radial_m) as f32;
-        (centre - half..=centre + half).all(|j| s.ranges[j.rem_euclid(n) as usize] > beyond)
+        let r = |j: i64| s.ranges[j.rem_euclid(n) as usize];
+        if !(centre - half..=centre + half).all(|j| r(j) > beyond) {
+            return false;
+        }
+        // Between the two beams about `p`, the surface either of them met may reach in,
+        // continuing the slope it shows with its other neighbour (a face seen at a grazing
+        // angle reaches far toward its end), or, where that neighbour met nothing, coming
+        // nearer by up to `lone_spacings` beam spacings (at its range) a beam.
+        let a = (angle / self.step).rem_euclid(n as f64);
+        let j0 = a.floor() as i64;
+        let reaches = |jb: i64, jn: i64, f: f64| {
+            let rb = f64::from(r(jb));
+            if !rb.is_finite() {
+                return false;
+            }
+            let rn = f64::from(r(jn));
+            let ext = if rn.is_finite() {
+                rb + (rb - rn) * f
+            } else {
+                rb - m.lone_spacings * rb * self.step * f
+            };
+            d + m.radial_m >= ext
+        };
+        let f = a - j0 as f64;
+        !(reaches(j0, j0 - 1, f) || reaches(j0 + 1, j0 + 2, 1.0 - f))
     }
 }
 
@@ -107,10 +154,55 @@ mod tests {
     use crate::chain::tracker::{MotionTest, MovingObject, Tracker, TrackerConfig, scan_of};
     use crate::plant::world::{Obstacle, Plane, World};
 
+    /// The first time (50 Hz, for `secs` s) a moving object lies where `watch(t)` says
+    /// (a centre and how near, m), the vehicle driving east along y = 0 from x = 0 at
+    /// `ego` m/s among the obstacles `scene(t)`, the tracker configured by `cfg`; None:
+    /// never.
+    fn first_seen(
+        cfg: TrackerConfig,
+        scene: impl Fn(f64) -> Vec<Obstacle>,
+        watch: impl Fn(f64) -> (f64, f64, f64),
+        ego: f64,
+        secs: f64,
+    ) -> Option<f64> {
+        let g = ScanGeometry::new(360, (1.9, 0.0), 40.0);
+        let mut tr = Tracker::new(cfg);
+        let mut out: Vec<MovingObject> = Vec::new();
+        let plane = Plane {
+            class: None,
+            state: Default::default(),
+            slope_pct: 0.0,
+            slope_dir_deg: 0.0,
+        };
+        for i in 0..(secs * 50.0) as usize {
+            let t = i as f64 * 0.02;
+            let w = World::new(plane, scene(t));
+            let pose = Pose {
+                x_m: ego * t,
+                y_m: 0.0,
+                yaw_rad: 0.0,
+            };
+            tr.update(t, pose, &scan_of(&w, pose), &g);
+            tr.moving(&mut out);
+            let (x, y, near) = watch(t);
+            if out.iter().any(|o| (o.x_m - x).hypot(o.y_m - y) < near) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    /// The tracker with motion test `test` and otherwise the shipped values.
+    fn config(test: MotionTest) -> TrackerConfig {
+        TrackerConfig {
+            motion_test: test,
+            ..TrackerConfig::default()
+        }
+    }
+
     /// A box `l` long (along y) and 2.2 m wide centred at `(x, y0)`, still until `onset`
-    /// s, then moving north at `v`; the vehicle drives east along y = 0 at `ego` m/s from
-    /// x = 0. Runs `secs` s at 50 Hz with the motion test `test`; returns the first time
-    /// a moving object lies within 5 m of the box's centre (None: never).
+    /// s, then moving north at `v`, the vehicle at `ego` m/s; the first time a moving
+    /// object lies within 2 m of the box's ends (None: never).
     fn first_moving(
         test: MotionTest,
         (x, y0, l): (f64, f64, f64),
@@ -118,47 +210,29 @@ mod tests {
         ego: f64,
         secs: f64,
     ) -> Option<f64> {
-        let g = ScanGeometry::new(360, (1.9, 0.0), 40.0);
-        let cfg = TrackerConfig {
-            motion_test: test,
-            ..TrackerConfig::default()
+        let y = move |t: f64| y0 + v * (t - onset).max(0.0);
+        let scene = |t: f64| {
+            vec![Obstacle::Box {
+                x_m: x,
+                y_m: y(t),
+                half_length_m: l / 2.0,
+                half_width_m: 1.1,
+                yaw_rad: std::f64::consts::FRAC_PI_2,
+            }]
         };
-        let mut tr = Tracker::new(cfg);
-        let mut out: Vec<MovingObject> = Vec::new();
-        for i in 0..(secs * 50.0) as usize {
-            let t = i as f64 * 0.02;
-            let y = y0 + v * (t - onset).max(0.0);
-            let w = World::new(
-                Plane {
-                    class: None,
-                    state: Default::default(),
-                    slope_pct: 0.0,
-                    slope_dir_deg: 0.0,
-                },
-                vec![Obstacle::Box {
-                    x_m: x,
-                    y_m: y,
-                    half_length_m: l / 2.0,
-                    half_width_m: 1.1,
-                    yaw_rad: std::f64::consts::FRAC_PI_2,
-                }],
-            );
-            let pose = Pose {
-                x_m: ego * t,
-                y_m: 0.0,
-                yaw_rad: 0.0,
-            };
-            let scan = scan_of(&w, pose);
-            tr.update(t, pose, &scan, &g);
-            tr.moving(&mut out);
-            if out
-                .iter()
-                .any(|o| (o.x_m - x).hypot(o.y_m - y) < l / 2.0 + 2.0)
-            {
-                return Some(t);
-            }
+        first_seen(config(test), scene, |t| (x, y(t), l / 2.0 + 2.0), ego, secs)
+    }
+
+    /// A wall 0.3 m thick from `x0` to `x1` along the lane, its near face `d` m to the left
+    /// of the centre line.
+    fn wall(x0: f64, x1: f64, d: f64) -> Obstacle {
+        Obstacle::Box {
+            x_m: (x0 + x1) / 2.0,
+            y_m: d + 0.15,
+            half_length_m: (x1 - x0) / 2.0,
+            half_width_m: 0.15,
+            yaw_rad: 0.0,
         }
-        None
     }
 
     /// A 6.5 m machine standing 4 m beside the lane, passed at 6.9 m/s: its faces come
@@ -205,5 +279,67 @@ mod tests {
         let t = first_moving(MotionTest::Travel, walker.0, walker.1, 3.0, 4.0).unwrap();
         let f = first_moving(MotionTest::FreeSpace, walker.0, walker.1, 3.0, 4.0).unwrap();
         assert!(f <= t, "free space {f:.2} s, travel {t:.2} s");
+    }
+
+    /// A 12 m wall 2.9 m beside the lane, passed at 6.9 m/s from 20 m before it (all of
+    /// it within the reach): the beams meet its face at a few degrees, returns a metre or
+    /// more apart, each a fragment that slides along it as the vehicle moves (the near
+    /// end's return lands where a beam passed just beside it). No moving object, anywhere
+    /// along it; the same wall setting off toward the lane is seen within a second.
+    #[test]
+    fn a_long_wall_grazed_at_2_9_m_gives_no_moving_object() {
+        let scene = |_t: f64| vec![wall(22.0, 34.0, 2.9)];
+        let anywhere = |_t: f64| (28.0, 2.9, 12.0);
+        let free = config(MotionTest::FreeSpace);
+        assert_eq!(first_seen(free, scene, anywhere, 6.9, 6.0), None);
+        // The same wall setting off toward the lane at 1.5 m/s is seen.
+        let sliding = |t: f64| vec![wall(22.0, 34.0, 2.9 + 1.5 * (1.0 - t).min(0.0))];
+        let seen = first_seen(free, sliding, anywhere, 6.9, 6.0);
+        assert!(
+            seen.is_some_and(|t| t < 2.0),
+            "the moving wall seen at {seen:?}"
+        );
+    }
+
+    /// Two 8 m walls with a 3 m gate between them, 2.9 m beside the lane: the gate's posts
+    /// are near ends seen at a grazing angle, and nothing moves.
+    #[test]
+    fn a_wall_with_a_gate_stays_structure() {
+        let scene = |_t: f64| vec![wall(30.0, 38.0, 2.9), wall(41.0, 49.0, 2.9)];
+        let anywhere = |_t: f64| (39.5, 2.9, 14.0);
+        let seen = first_seen(config(MotionTest::FreeSpace), scene, anywhere, 6.9, 8.0);
+        assert_eq!(seen, None);
+    }
+
+    /// A person (0.25 m) 30 m ahead and 8 m to the right of a vehicle at 3 m/s walks
+    /// diagonally toward the lane at 1.5 m/s: at that range the beams are 0.5 m apart and
+    /// it gives one return. It is moving within 0.5 m of its travel after its onset (the
+    /// lone return's own test) and no later than with the travel test alone.
+    #[test]
+    fn a_lone_return_approaching_diagonally_from_30_m_is_moving() {
+        let (onset, v) = (1.0, 1.5 / std::f64::consts::SQRT_2);
+        let at = move |t: f64| {
+            let s = v * (t - onset).max(0.0);
+            (33.0 - s, -8.0 + s)
+        };
+        let scene = |t: f64| {
+            let (x, y) = at(t);
+            vec![Obstacle::Circle {
+                x_m: x,
+                y_m: y,
+                radius_m: 0.25,
+            }]
+        };
+        let watch = |t: f64| (at(t).0, at(t).1, 1.0);
+        let free =
+            first_seen(config(MotionTest::FreeSpace), scene, watch, 3.0, 4.0).expect("seen moving");
+        let travel = first_seen(config(MotionTest::Travel), scene, watch, 3.0, 4.0)
+            .expect("seen moving by the travel test");
+        assert!(
+            free <= travel,
+            "free space {free:.2} s, travel {travel:.2} s"
+        );
+        let walked = 1.5 * (free - onset);
+        assert!(walked <= 0.5 + 0.1, "moving after {walked:.2} m");
     }
 }

@@ -87,12 +87,17 @@ pub struct TrackerConfig {
     /// how far beside it every past ray must have passed, m.
     pub free_radial_m: f64,
     pub free_lateral_m: f64,
+    /// With the free-space test: how much nearer, in beam spacings at its range, a surface
+    /// met by one beam alone may come a beam toward the next (where its neighbour's
+    /// return gives no slope).
+    pub free_lone_spacings: f64,
     /// With the free-space test: how many of a cluster's returns must land in free space
     /// (a large object moving along its length shows only its leading part there).
     pub free_min_returns: u32,
     /// With the free-space test: a run of one or two returns within this many beam
-    /// spacings (at its range, and `cluster_gap_m`) of a neighbouring run of three or more
-    /// is a fragment of it, not tracked alone (0: off; experimental, docs/rules.md).
+    /// spacings (at its range, and `cluster_gap_m`) of a neighbouring return is a fragment
+    /// of a larger surface, which the travel test moves only where free space confirms
+    /// it (0: no fragments; docs/rules.md).
     pub free_fragment_spacings: f64,
     /// With the free-space test: the travel test applies beside it only to tracks up to
     /// this radius, m (larger ones' centroids slide as the view turns; experimental).
@@ -122,8 +127,9 @@ impl Default for TrackerConfig {
             free_min_age_s: 0.2,
             free_radial_m: 0.3,
             free_lateral_m: 0.3,
+            free_lone_spacings: 10.0,
             free_min_returns: 2,
-            free_fragment_spacings: 0.0,
+            free_fragment_spacings: 12.0,
             free_travel_max_radius_m: 1.5,
         }
     }
@@ -189,6 +195,9 @@ struct Cluster {
     /// Its main run of returns in the tracker's points: the first and how many.
     first: u32,
     count: u32,
+    /// A fragment: one or two returns close to a neighbouring return (a part of a larger
+    /// surface seen at a grazing angle), with the free-space test.
+    fragment: bool,
 }
 
 /// A grid cell as a key whose order is that of (column, row): a column's cells are
@@ -272,6 +281,7 @@ fn take(k: &mut Track, c: Cluster, ci: usize, t: f64, max_size: f64) {
     k.last_seen_s = t;
     k.cluster = ci;
     k.last_count = c.count;
+    k.fragment = c.fragment;
 }
 
 /// A track unseen longer than this has been occluded, s (more than a 10 Hz log's step).
@@ -285,6 +295,10 @@ const FREE_HOLD_S: f64 = 0.5;
 /// With the free-space test, how far a centroid must move from where its track began
 /// before the track gets a velocity and the test, m: a walker's first quarter metre.
 const FREE_START_M: f64 = 0.25;
+
+/// The most returns of one cluster the free-space test looks at (spread over it): a
+/// machine's leading face is a good share of its cluster.
+const FREE_SAMPLES: usize = 24;
 
 /// How far beyond twice its radius a centroid must travel to be moving, m.
 const TRAVEL_MARGIN_M: f64 = 0.5;
@@ -315,8 +329,15 @@ struct Track {
     cluster: usize,
     /// With the free-space test: when its returns were last seen in free space, s.
     free_at: Option<f64>,
+    /// With the free-space test: when free space last confirmed the travel test (a
+    /// return in free space, or an earlier centroid's place seen empty), s.
+    confirmed_at: Option<f64>,
     /// The returns of the cluster it last took.
     last_count: u32,
+    /// Whether the cluster it last took was a fragment of a larger surface.
+    fragment: bool,
+    /// The free-space memory's generation its earlier places were last tested against.
+    left_gen: u64,
 }
 
 impl Track {
@@ -335,7 +356,10 @@ impl Track {
             moving_since: None,
             cluster: usize::MAX,
             free_at: None,
+            confirmed_at: None,
             last_count: c.count,
+            fragment: c.fragment,
+            left_gen: u64::MAX,
         }
     }
 
@@ -367,16 +391,28 @@ impl Track {
     }
 
     /// Whether it is a moving object: a velocity at least `min_speed` fast, and the
-    /// centroid out of its own extent (with the free-space test: its returns seen in free
-    /// space, or, for a lone return, out of its extent).
+    /// centroid out of its own extent. With the free-space test (`free_mode`: the largest
+    /// radius the travel test applies to): its returns seen in free space, or the travel
+    /// test, which a fragment or a cluster of three returns or more passes only while free
+    /// space confirms it.
     fn is_moving(&self, min_speed: f64, free_mode: Option<f64>) -> bool {
         let fast = self
             .velocity
             .is_some_and(|v| hypot_cmp(v, min_speed) != Some(Less));
         let &(t, _, _) = self.history.back().expect("a track has a centroid");
-        let free = free_mode.is_some() && self.free_at.is_some_and(|f| t - f <= FREE_HOLD_S);
-        let travel = free_mode.is_none_or(|r| self.radius <= r);
+        let held = |at: Option<f64>| at.is_some_and(|f| t - f <= FREE_HOLD_S);
+        let free = free_mode.is_some() && held(self.free_at);
+        let travel = free_mode.is_none_or(|r| {
+            self.radius <= r && (!self.needs_confirming() || held(self.confirmed_at))
+        });
         fast && (free || (travel && self.left_its_extent()))
+    }
+
+    /// With the free-space test, whether the travel test needs free space to confirm it:
+    /// for a fragment of a larger surface, or a cluster of three returns or more (whose
+    /// centroid slides as the view turns); not for a lone small object.
+    fn needs_confirming(&self) -> bool {
+        self.fragment || self.last_count >= 3
     }
 
     /// Whether the centroid lies `d` m or more from where the track began.
@@ -541,6 +577,7 @@ fn summarize<'a>(
         radius,
         first: 0,
         count: n as u32,
+        fragment: false,
     })
 }
 
@@ -579,9 +616,12 @@ impl Tracker {
             }
             // With the travel test, a track still within its own extent is not moving; it
             // needs no velocity (its gate is wide enough for a walker's 3 cm a step).
-            // With the free-space test, a track whose centroid has moved `FREE_START_M`
-            // from where it began (a post's stays put) gets a velocity and the test.
-            let fits = k.left_its_extent() || (free_mode && k.travelled_at_least(FREE_START_M));
+            // With the free-space test, a track of two returns or more, or a fragment,
+            // whose centroid has moved `FREE_START_M` from where it began (a post's stays
+            // put) gets a velocity and the test; a lone return has the travel test only.
+            let tested = k.last_count >= 2 || k.needs_confirming();
+            let fits =
+                k.left_its_extent() || (free_mode && tested && k.travelled_at_least(FREE_START_M));
             let k = &mut self.tracks[ki];
             if fits {
                 k.fit(window);
@@ -634,29 +674,69 @@ impl Tracker {
             .velocity
             .is_some_and(|v| hypot_cmp(v, self.cfg.min_speed_mps) != Some(Less));
         if !fast {
-            self.tracks[ki].free_at = None;
+            let k = &mut self.tracks[ki];
+            (k.free_at, k.confirmed_at) = (None, None);
+            return;
+        }
+        // A test passed within the last remembered scan's step stays passed: no scan has
+        // been remembered since that could tell more.
+        let fresh = |at: Option<f64>| at.is_some_and(|a| t - a < self.cfg.free_every_s);
+        if fresh(k.free_at) && (fresh(k.confirmed_at) || !k.needs_confirming()) {
             return;
         }
         let Some(c) = self.clusters.get(k.cluster) else {
             return;
         };
-        if c.count < 2 {
-            return;
-        }
         let m = crate::chain::free_space::Margins {
             radial_m: self.cfg.free_radial_m,
             lateral_m: self.cfg.free_lateral_m,
             min_age_s: self.cfg.free_min_age_s,
+            lone_spacings: self.cfg.free_lone_spacings,
         };
+        let confirming = k.needs_confirming();
+        if c.count < 2 && !confirming {
+            return;
+        }
+        // Up to `FREE_SAMPLES` returns spread over the cluster, until enough are free.
         let (a, n) = (c.first as usize, c.count as usize);
         let end = (a + n).min(self.points.len());
+        let need = self.cfg.free_min_returns.max(1) as usize;
         let free = self.points[a..end]
             .iter()
+            .step_by(n.div_ceil(FREE_SAMPLES).max(1))
             .filter(|&&p| self.free.is_free(p, t, m))
+            .take(need)
             .count();
-        if free >= self.cfg.free_min_returns.max(1) as usize {
+        if c.count >= 2 && free >= need {
             self.tracks[ki].free_at = Some(t);
         }
+        // Whether an earlier place is now seen empty changes only with a newly remembered
+        // scan.
+        let generation = self.free.generation();
+        if confirming && free == 0 && self.tracks[ki].left_gen != generation {
+            let left = self.left_behind(ki, t, m);
+            self.tracks[ki].left_gen = generation;
+            if left {
+                self.tracks[ki].confirmed_at = Some(t);
+            }
+        } else if confirming && free >= 1 {
+            self.tracks[ki].confirmed_at = Some(t);
+        }
+    }
+
+    /// Whether some earlier centroid of track `ki` (between `free_min_age_s` and
+    /// `free_history_s` before `t`, one every `free_every_s`) is now seen empty.
+    fn left_behind(&self, ki: usize, t: f64, m: crate::chain::free_space::Margins) -> bool {
+        let c = &self.cfg;
+        let mut last = f64::INFINITY;
+        self.tracks[ki].history.iter().rev().any(|&(th, x, y)| {
+            let age = t - th;
+            if age < c.free_min_age_s || age > c.free_history_s || last - th < c.free_every_s {
+                return false;
+            }
+            last = th;
+            self.free.was_left((x, y), th, m)
+        })
     }
 
     /// The speed interval of a moving track at time `t_s`, m/s: its fitted speed ±
@@ -789,22 +869,22 @@ impl Tracker {
             } else {
                 &[][..]
             };
-            if self.cfg.motion_test == MotionTest::FreeSpace && self.is_fragment(k, step) {
-                continue;
-            }
+            let fragment =
+                self.cfg.motion_test == MotionTest::FreeSpace && self.is_fragment(k, step);
             if let Some(c) = summarize(run.iter().chain(first), self.size_cap()) {
                 self.clusters.push(Cluster {
                     first: self.starts[k] as u32,
+                    fragment,
                     ..c
                 });
             }
         }
     }
 
-    /// Whether run `k` is a fragment of a neighbour (with the free-space test): one or two
-    /// returns within `cluster_gap_m` and `free_fragment_spacings` beam spacings (at their
-    /// range) of a neighbouring run of three or more. A face seen at a grazing angle, or a
-    /// machine's implement, gives such fragments; tracked alone they slide along it.
+    /// Whether run `k` is a fragment of a larger surface (with the free-space test): one or
+    /// two returns within `cluster_gap_m` and `free_fragment_spacings` beam spacings (at
+    /// their range) of the return before or after them. A face seen at a grazing angle
+    /// gives a row of such fragments, which slide along it as the vehicle moves.
     fn is_fragment(&self, k: usize, step: f64) -> bool {
         if self.cfg.free_fragment_spacings <= 0.0 {
             return false;
@@ -822,9 +902,8 @@ impl Tracker {
             let gap = self.cfg.cluster_gap_m + self.cfg.free_fragment_spacings * r * step;
             (p.0 - q.0).hypot(p.1 - q.1) <= gap
         };
-        let before = k > 0 && len(k - 1) > 2 && near(self.points[a], self.points[a - 1]);
-        let after =
-            k + 1 < self.starts.len() && len(k + 1) > 2 && near(self.points[b], self.points[b + 1]);
+        let before = a > 0 && near(self.points[a], self.points[a - 1]);
+        let after = b + 1 < self.points.len() && near(self.points[b], self.points[b + 1]);
         before || after
     }
 

@@ -356,6 +356,12 @@ impl ControlConfig {
         c.range("tracker.free_radial_m", t.free_radial_m, 0.0, 10.0)?;
         c.range("tracker.free_lateral_m", t.free_lateral_m, 0.0, 10.0)?;
         c.range(
+            "tracker.free_lone_spacings",
+            t.free_lone_spacings,
+            0.0,
+            1000.0,
+        )?;
+        c.range(
             "tracker.free_min_returns",
             f64::from(t.free_min_returns),
             1.0,

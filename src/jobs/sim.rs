@@ -1233,6 +1233,43 @@ mod tests {
         assert!(c.t_s > rest + 2.0 && hit.collided);
     }
 
+    /// The tractor of issue [machines]: 6.5 x 2.2 m, standing at (70, -14) heading north,
+    /// sets off across the gravel lane at 3 m/s 5.5 s into the run, timed to meet the
+    /// vehicle at 6.9 m/s. With the travel test its faces are structure until a fragment
+    /// shows up 3 s later and the vehicle strikes it; the free-space test sees it move
+    /// within 0.6 s and the vehicle does not touch it.
+    #[test]
+    fn the_crossing_tractor_is_seen_at_once_with_the_free_space_test() {
+        use crate::chain::tracker::MotionTest;
+        let text = serde_json::json!({"name": "tractor",
+            "ground": {"class": "gravel", "state": "dry"},
+            "route": "straight_lane.json", "duration_s": 40.0, "record_scan": false,
+            "start": {"x_m": 0.0, "y_m": 0.0, "yaw_rad": 0.0, "speed_mps": 6.9},
+            "actors": [{"name": "tractor",
+                "kind": {"object": {"polygon": {"points":
+                    [[3.25, 1.1], [-3.25, 1.1], [-3.25, -1.1], [3.25, -1.1]]}}},
+                "motion": {"straight": {"x_m": 70.0, "y_m": -14.0,
+                    "heading_rad": std::f64::consts::FRAC_PI_2, "speed_mps": 3.0, "distance_m": 28.0}},
+                "start": {"at_s": 5.5}, "end": "stop"}]})
+        .to_string();
+        let s = Scenario::from_json_str("tractor.json", &text).unwrap();
+        let run_with = |test: MotionTest| {
+            let mut c = Config::builtin();
+            c.control.tracker.motion_test = test;
+            run(&c, &s, s.path(None).unwrap(), None).unwrap()
+        };
+        let travel = run_with(MotionTest::Travel);
+        assert!(
+            travel.contacts.iter().any(|c| c.by == ContactBy::Vehicle),
+            "the travel test no longer strikes it: {:?}",
+            travel.contacts
+        );
+        let free = run_with(MotionTest::FreeSpace);
+        assert!(free.contacts.is_empty(), "{:?}", free.contacts);
+        let first = free.moving_first_action.expect("the rule acted");
+        assert!(first.t_s - 5.5 <= 0.6, "first action at {:.2} s", first.t_s);
+    }
+
     /// No moving object, no cost: the opening figure's gap and the field loop's time
     /// with the moving-object rule on are those of the rule off.
     #[test]

@@ -90,6 +90,8 @@ fn free_space_keys_out_of_range_name_the_key() {
         ("free_radial_m", serde_json::json!(-0.1)),
         ("free_min_returns", serde_json::json!(0)),
         ("structure_size_m", serde_json::json!(1e9)),
+        ("free_lone_spacings", serde_json::json!(-1.0)),
+        ("free_fragment_spacings", serde_json::json!(1e6)),
     ] {
         let dir = super::config_dir_with("control_v1.json", |v| {
             v["tracker"][key] = bad.clone();
