@@ -120,7 +120,7 @@ impl Default for TrackerConfig {
             machine_top_speed_mps: 6.0,
             surface_tolerance_m: 0.05,
             quantum_share: 0.5,
-            motion_test: MotionTest::Travel,
+            motion_test: MotionTest::FreeSpace,
             structure_size_m: 12.0,
             free_every_s: 0.1,
             free_history_s: 1.0,
@@ -1064,7 +1064,7 @@ mod tests {
         for &(_, ki, ci) in pairs {
             if !k_done[ki] && !c_done[ci] {
                 (k_done[ki], c_done[ci]) = (true, true);
-                take(&mut tracks[ki], tr.clusters[ci], ci, t, tr.cfg.max_size_m);
+                take(&mut tracks[ki], tr.clusters[ci], ci, t, tr.size_cap());
             }
         }
         let mut next = tr.next_id;
