@@ -140,7 +140,9 @@ fn every_readme_example_runs_with_its_documented_exit_status() {
     for e in &list {
         let cmd = resolve(&e.command, port);
         if let Some(bg) = cmd.strip_suffix('&') {
-            let child = shell(dir.path(), bg.trim())
+            // `exec`: the shell becomes the server, so killing the child kills it (a
+            // shell left in between would leave the server running after the test).
+            let child = shell(dir.path(), &format!("exec {}", bg.trim()))
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
