@@ -88,8 +88,9 @@ impl FreeSpace {
     }
 
     /// Whether `p` (world frame) lay in the free space of some remembered scan at least
-    /// `m.min_age_s` older than `t`: every ray within `m.lateral_m` beside it passed at
-    /// least `m.radial_m` beyond it, inside the reach.
+    /// `m.min_age_s` older than `t`: every ray within `m.lateral_m` beside it, and the two
+    /// either side of it, passed at least `m.radial_m` beyond it, inside the reach, and no
+    /// surface those two met reaches it.
     pub fn is_free(&self, p: (f64, f64), t: f64, m: Margins) -> bool {
         self.slots[..self.len]
             .iter()
@@ -117,18 +118,22 @@ impl FreeSpace {
         let n = s.ranges.len() as i64;
         let angle = dy.atan2(dx) - s.yaw;
         let beyond = (d + m.radial_m) as f32;
-        let centre = (angle / self.step).round() as i64;
-        let half = (m.lateral_m.atan2(d) / self.step).ceil() as i64;
+        // The rays that passed within `lateral_m` of `p`, and the two either side of it.
         let r = |j: i64| s.ranges[j.rem_euclid(n) as usize];
-        if !(centre - half..=centre + half).all(|j| r(j) > beyond) {
+        let a = (angle / self.step).rem_euclid(n as f64);
+        let w = m.lateral_m.atan2(d) / self.step;
+        let j0 = a.floor() as i64;
+        let (lo, hi) = (
+            ((a - w).ceil() as i64).min(j0),
+            ((a + w).floor() as i64).max(j0 + 1),
+        );
+        if !(lo..=hi).all(|j| r(j) > beyond) {
             return false;
         }
         // Between the two beams about `p`, the surface either of them met may reach in,
         // continuing the slope it shows with its other neighbour (a face seen at a grazing
         // angle reaches far toward its end), or, where that neighbour met nothing, coming
         // nearer by up to `lone_spacings` beam spacings (at its range) a beam.
-        let a = (angle / self.step).rem_euclid(n as f64);
-        let j0 = a.floor() as i64;
         let reaches = |jb: i64, jn: i64, f: f64| {
             let rb = f64::from(r(jb));
             if !rb.is_finite() {

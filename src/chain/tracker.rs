@@ -616,12 +616,9 @@ impl Tracker {
             }
             // With the travel test, a track still within its own extent is not moving; it
             // needs no velocity (its gate is wide enough for a walker's 3 cm a step).
-            // With the free-space test, a track of two returns or more, or a fragment,
-            // whose centroid has moved `FREE_START_M` from where it began (a post's stays
-            // put) gets a velocity and the test; a lone return has the travel test only.
-            let tested = k.last_count >= 2 || k.needs_confirming();
-            let fits =
-                k.left_its_extent() || (free_mode && tested && k.travelled_at_least(FREE_START_M));
+            // With the free-space test, a track whose centroid has moved `FREE_START_M`
+            // from where it began (a post's stays put) gets a velocity and the test.
+            let fits = k.left_its_extent() || (free_mode && k.travelled_at_least(FREE_START_M));
             let k = &mut self.tracks[ki];
             if fits {
                 k.fit(window);
@@ -694,20 +691,17 @@ impl Tracker {
             lone_spacings: self.cfg.free_lone_spacings,
         };
         let confirming = k.needs_confirming();
-        if c.count < 2 && !confirming {
-            return;
-        }
         // Up to `FREE_SAMPLES` returns spread over the cluster, until enough are free.
         let (a, n) = (c.first as usize, c.count as usize);
         let end = (a + n).min(self.points.len());
-        let need = self.cfg.free_min_returns.max(1) as usize;
+        let need = (self.cfg.free_min_returns.max(1) as usize).min((n / 3).max(1));
         let free = self.points[a..end]
             .iter()
             .step_by(n.div_ceil(FREE_SAMPLES).max(1))
             .filter(|&&p| self.free.is_free(p, t, m))
             .take(need)
             .count();
-        if c.count >= 2 && free >= need {
+        if free >= need {
             self.tracks[ki].free_at = Some(t);
         }
         // Whether an earlier place is now seen empty changes only with a newly remembered
