@@ -111,7 +111,9 @@ impl FreeSpace {
 
     fn free_in(&self, s: &PastScan, p: (f64, f64), m: Margins) -> bool {
         let (dx, dy) = (p.0 - s.ox, p.1 - s.oy);
-        let d = dx.hypot(dy);
+        // Not `hypot`: world coordinates are far from overflow, and this runs per return
+        // and remembered scan.
+        let d = (dx * dx + dy * dy).sqrt();
         if !(d.is_finite() && d > m.lateral_m && d + m.radial_m < self.reach) {
             return false;
         }

@@ -415,6 +415,13 @@ impl Track {
         self.fragment || self.last_count >= 3
     }
 
+    /// With the free-space test, whether the test is worth its cost: not for a track that
+    /// was only ever one return and needs no confirming (a far post's return, which the
+    /// travel test moves after 0.5 m anyway, no later than free space could).
+    fn free_tested(&self) -> bool {
+        self.last_count >= 2 || self.radius > 0.0 || self.needs_confirming()
+    }
+
     /// Whether the centroid lies `d` m or more from where the track began.
     fn travelled_at_least(&self, d: f64) -> bool {
         let &(_, x, y) = self.history.back().expect("a track has a centroid");
@@ -617,8 +624,10 @@ impl Tracker {
             // With the travel test, a track still within its own extent is not moving; it
             // needs no velocity (its gate is wide enough for a walker's 3 cm a step).
             // With the free-space test, a track whose centroid has moved `FREE_START_M`
-            // from where it began (a post's stays put) gets a velocity and the test.
-            let fits = k.left_its_extent() || (free_mode && k.travelled_at_least(FREE_START_M));
+            // from where it began (a post's stays put) gets a velocity and the test, but
+            // not one that was only ever a lone return (its travel test is as quick).
+            let fits = k.left_its_extent()
+                || (free_mode && k.free_tested() && k.travelled_at_least(FREE_START_M));
             let k = &mut self.tracks[ki];
             if fits {
                 k.fit(window);
@@ -691,6 +700,9 @@ impl Tracker {
             lone_spacings: self.cfg.free_lone_spacings,
         };
         let confirming = k.needs_confirming();
+        if !k.free_tested() {
+            return;
+        }
         // Up to `FREE_SAMPLES` returns spread over the cluster, until enough are free.
         let (a, n) = (c.first as usize, c.count as usize);
         let end = (a + n).min(self.points.len());
