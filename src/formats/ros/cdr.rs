@@ -94,7 +94,15 @@ impl Cursor<'_> {
         }
         self.align(p.size());
         let little = self.little;
-        let bytes = self.take(n * p.size())?;
+        // Checked: a definition may declare an array of 2^61 doubles, whose byte count
+        // wraps to a small number.
+        let size = n.checked_mul(p.size()).ok_or_else(|| {
+            format!(
+                "an array of {n} elements at byte {} is longer than the message",
+                self.at
+            )
+        })?;
+        let bytes = self.take(size)?;
         let mut out = Vec::with_capacity(n);
         macro_rules! all {
             ($t:ty, $k:expr) => {
@@ -135,9 +143,18 @@ impl Cursor<'_> {
     /// least one), so that a bad count cannot ask for gigabytes.
     fn count(&mut self) -> Result<usize, String> {
         let n = self.u32()? as usize;
+        self.fits(n, "sequence")
+    }
+
+    /// `n` elements of an array or sequence that are not plain numbers (strings,
+    /// messages), checked against the bytes left: each takes at least one byte as ROS 2
+    /// writes it (an empty message holds a placeholder byte), so that a count cannot make
+    /// work or memory without bytes to back it (10^11 elements of a message with no
+    /// fields read no bytes at all).
+    fn fits(&self, n: usize, what: &str) -> Result<usize, String> {
         if n > self.b.len().saturating_sub(self.at) {
             return Err(format!(
-                "a sequence of {n} elements at byte {} is longer than the message",
+                "a {what} of {n} elements at byte {} is longer than the message",
                 self.at
             ));
         }
@@ -183,7 +200,7 @@ fn field(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<Value, 
     };
     match &f.ty {
         Type::Prim(p) if *p != Prim::Str => c.prims(*p, n).map(Value::Nums),
-        _ => (0..n)
+        _ => (0..c.fits(n, "array")?)
             .map(|_| one(defs, f, c, depth))
             .collect::<Result<_, _>>()
             .map(Value::List),
@@ -284,5 +301,33 @@ mod tests {
         huge.extend(u32::MAX.to_le_bytes());
         let e = decode(&defs, "t/M", &huge).unwrap_err();
         assert!(e.contains("longer than the message"), "{e}");
+    }
+
+    /// Hostile definitions (issue 63): a fixed array of 2^61 + 1 doubles, whose byte
+    /// count wraps, and 10^11 elements of a message type with no fields, which read no
+    /// bytes, are refused with the field named, before any allocation.
+    #[test]
+    fn absurd_fixed_arrays_are_refused_not_allocated() {
+        let mut defs = Defs::builtin();
+        defs.add("t/Wrap", "float64[2305843009213693953] covariance\n")
+            .unwrap();
+        defs.add("t/Empty", "").unwrap();
+        defs.add("t/Many", "t/Empty[100000000000] e\n").unwrap();
+        let b = [0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+        for (ty, field) in [("t/Wrap", "covariance"), ("t/Many", "e")] {
+            let e = decode(&defs, ty, &b).unwrap_err();
+            assert!(
+                e.contains(field) && e.contains("longer than the message"),
+                "{ty}: {e}"
+            );
+        }
+        // A fixed array of messages that fits is read as before.
+        defs.add("t/P", "uint8 v\n").unwrap();
+        defs.add("t/Few", "t/P[3] p\n").unwrap();
+        let v = decode(&defs, "t/Few", &[0, 1, 0, 0, 7, 8, 9]).unwrap();
+        let Some(Value::List(items)) = v.get(&defs, "t/Few", "p") else {
+            panic!("{v:?}")
+        };
+        assert_eq!(items.len(), 3);
     }
 }
