@@ -136,13 +136,18 @@ pub fn read_csv(
     input
         .read_to_end(&mut data)
         .map_err(|e| ferr(e.to_string()))?;
-    let line_of = |byte: u64| {
+    // Records come in order: each line number counts on from the last one's (counting
+    // from the start for every row was quadratic: 207,000 rows took over 30 s).
+    let (mut counted_to, mut newlines) = (0usize, 0u64);
+    let mut line_of = |byte: u64| {
         // The position may be that of blank lines before the record.
-        let mut end = (byte as usize).min(data.len());
+        let mut end = (byte as usize).clamp(counted_to, data.len());
         while end < data.len() && matches!(data[end], b'\n' | b'\r') {
             end += 1;
         }
-        memchr::memchr_iter(b'\n', &data[..end]).count() as u64 + 1
+        newlines += memchr::memchr_iter(b'\n', &data[counted_to..end]).count() as u64;
+        counted_to = end;
+        newlines + 1
     };
     let mut rd = csv::Reader::from_reader(data.as_slice());
     let headers = rd.headers().map_err(|e| ferr(e.to_string()))?.clone();

@@ -744,6 +744,26 @@ mod tests {
         assert!(e.contains("asphalt") && e.contains("no stop tests"), "{e}");
     }
 
+    /// 207,000 rows (21 MB; issue 63 found 30 s and more: each row's line was counted from
+    /// the start) with blank lines among them and a bad row last: its line is the file's.
+    #[test]
+    fn a_long_file_s_last_line_is_counted_in_one_pass() {
+        let head = "test,class,state,speed_mps,overshoot_mps,stop_distance_m,decel_mps2,tail_m,stop_time_s,gap_m,margin_used_m,collided,wheel_lift,max_lateral_accel_mps2\n";
+        let row = "stop,gravel,dry,7,0.1,16,1.6,0.08,4.8,,,,,\n";
+        let mut text = String::from(head);
+        for k in 0..207_000 {
+            text.push_str(row);
+            if k % 1000 == 0 {
+                text.push('\n');
+            }
+        }
+        text.push_str(&row.replace("1.6,", "x,"));
+        // The header, the rows, 207 blank lines, the bad row.
+        let want = 1 + 207_000 + 207 + 1;
+        let e = read_csv("m.csv", text.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains(&format!("line {want}")), "{e}");
+    }
+
     #[test]
     fn line_numbers_are_the_files_and_a_negative_deceleration_is_named() {
         let head = "test,class,state,speed_mps,overshoot_mps,stop_distance_m,decel_mps2,tail_m,stop_time_s,gap_m,margin_used_m,collided,wheel_lift,max_lateral_accel_mps2\n";
