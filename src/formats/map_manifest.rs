@@ -84,6 +84,39 @@ pub(crate) fn err(file: &FsPath, message: impl Into<String>) -> MapError {
 /// checked before the pixels are allocated, so a small file cannot claim gigabytes.
 pub const MAX_MAP_PIXELS: u64 = 1 << 28;
 
+/// The largest map image file read, bytes: the most pixels at 8 bytes each (a float64
+/// elevation), and room for a header. A compressed image is smaller than its pixels.
+pub const MAX_IMAGE_BYTES: u64 = MAX_MAP_PIXELS * 8 + (64 << 20);
+
+/// Reads a map image (a manifest's, a map_server map's, a GeoTIFF), refusing what is not
+/// a regular file (a device such as /dev/zero, a pipe or a directory would be read
+/// without end or fail obscurely) and a file larger than [`MAX_IMAGE_BYTES`], before
+/// reading it.
+pub(crate) fn read_image(path: &FsPath) -> Result<Vec<u8>, MapError> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| err(path, e.to_string()))?;
+    if !meta.is_file() {
+        return Err(err(path, "not a regular file: a map image must be one"));
+    }
+    if meta.len() > MAX_IMAGE_BYTES {
+        return Err(err(
+            path,
+            format!(
+                "{} bytes, more than the limit of {MAX_IMAGE_BYTES} for a map image",
+                meta.len()
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_IMAGE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| err(path, e.to_string()))?;
+    if bytes.len() as u64 > MAX_IMAGE_BYTES {
+        return Err(err(path, "the file grew past the limit while it was read"));
+    }
+    Ok(bytes)
+}
+
 fn read_png(path: &FsPath, bytes: Vec<u8>) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
     let dec = png::Decoder::new(std::io::Cursor::new(bytes));
     let mut reader = dec.read_info().map_err(|e| err(path, e.to_string()))?;
@@ -122,9 +155,7 @@ impl Map {
         }
         let text = std::fs::read_to_string(manifest_path)
             .map_err(|e| err(manifest_path, e.to_string()))?;
-        Map::from_manifest(manifest_path, &text, |p| {
-            std::fs::read(p).map_err(|e| err(p, e.to_string()))
-        })
+        Map::from_manifest(manifest_path, &text, read_image)
     }
 
     /// A map by name: `farm` for the shipped map, else a manifest or map_server YAML.
@@ -250,9 +281,7 @@ impl Map {
             legend,
             elevation: None,
         };
-        Map::from_parsed(path, manifest, |p| {
-            std::fs::read(p).map_err(|e| err(p, e.to_string()))
-        })
+        Map::from_parsed(path, manifest, read_image)
     }
 }
 

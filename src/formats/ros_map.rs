@@ -167,7 +167,7 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
         .unwrap_or(FsPath::new("."))
         .join(&y.image);
     // One read of the file: its header is checked before the pixels are decoded.
-    let bytes = std::fs::read(&img_path).map_err(|e| err(&img_path, e.to_string()))?;
+    let bytes = crate::formats::map_manifest::read_image(&img_path)?;
     let reader = || {
         image::ImageReader::new(std::io::Cursor::new(&bytes))
             .with_guessed_format()
@@ -320,6 +320,34 @@ mod tests {
         assert_eq!(classify(&raw, 100, 255), MapClass::Obstacle);
         assert_eq!(classify(&raw, 0, 255), MapClass::Field);
         assert_eq!(classify(&raw, 255, 255), MapClass::Unknown);
+    }
+
+    /// An image that is no regular file (/dev/zero, a directory) is refused by name
+    /// before it is read (issue 63: /dev/zero was read without end), from a map_server
+    /// YAML and from a manifest.
+    #[test]
+    fn an_image_that_is_no_regular_file_is_refused_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        for image in ["/dev/zero", sub.to_str().unwrap()] {
+            let yaml = dir.path().join("z.yaml");
+            let text = format!("image: {image}\nresolution: 0.1\norigin: [0, 0, 0]\n");
+            std::fs::write(&yaml, text).unwrap();
+            let manifest = dir.path().join("z.json");
+            let legend = r#"{"0": "gravel"}"#;
+            let text = format!(
+                r#"{{"name": "z", "image": "{image}", "resolution_m": 0.1, "origin_m": [0, 0], "legend": {legend}}}"#
+            );
+            std::fs::write(&manifest, text).unwrap();
+            for f in [&yaml, &manifest] {
+                let e = crate::ground::Map::load(f).unwrap_err();
+                assert!(
+                    e.file == image && e.message.contains("not a regular file"),
+                    "{f:?}: {e:?}"
+                );
+            }
+        }
     }
 
     #[test]
