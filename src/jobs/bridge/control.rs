@@ -90,15 +90,28 @@ impl Server {
         }
     }
 
-    /// Reads the control channel and answers its requests, in the order they came.
+    /// Whether a control connection was left with input to read (its last read stopped at
+    /// the budget, not at an empty socket).
+    pub(super) fn control_readable(&self) -> bool {
+        self.control
+            .as_ref()
+            .is_some_and(|(_, conns)| conns.iter().flatten().any(|c| c.readable))
+    }
+
+    /// Reads the control channel and answers its requests, in the order they came: every
+    /// complete line gets one reply (a blank line, as any line that is no request, an
+    /// error).
     pub(super) fn serve_control(&mut self) {
         let mut requests: Vec<(usize, String)> = Vec::new();
         if let Some((_, conns)) = &mut self.control {
             for (k, slot) in conns.iter_mut().enumerate() {
                 let Some(c) = slot else { continue };
                 let mut lines = Vec::new();
+                // Read until the socket is empty or the budget is spent; `readable` stays
+                // set where input is left.
+                c.readable = true;
                 let gone = c.read_lines(&mut lines, READ_BUDGET_BYTES).is_err();
-                requests.extend(lines.into_iter().filter(|l| !l.is_empty()).map(|l| (k, l)));
+                requests.extend(lines.into_iter().map(|l| (k, l)));
                 if gone {
                     if let Some(mut c) = slot.take() {
                         let _ = self.poll.registry().deregister(&mut c.stream);

@@ -280,7 +280,7 @@ impl Server {
             // A socket left with input to read (edge-triggered) is read on the next pass
             // without sleeping; otherwise the loop sleeps until an event, the next
             // physics step (real time) or 50 ms (lockstep, to see `stop`).
-            let reread = self.agents.iter().any(Agent::wants_read);
+            let reread = self.agents.iter().any(Agent::wants_read) || self.control_readable();
             let timeout = if reread || (lockstep && Instant::now() < busy_until) {
                 Duration::ZERO
             } else if lockstep {
@@ -320,7 +320,9 @@ impl Server {
                         a.budget = READ_BUDGET_BYTES;
                     }
                 }
-                if control_ready {
+                // A control connection read to its budget still holds input: no new
+                // event will come for it (edge-triggered), so it is read again now.
+                if control_ready || self.control_readable() {
                     self.serve_control();
                     busy_until = Instant::now() + LOCKSTEP_SPIN;
                 }

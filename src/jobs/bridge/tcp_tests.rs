@@ -509,3 +509,36 @@ fn one_vehicle_per_port_in_one_world() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     handle.join().unwrap().unwrap();
 }
+
+/// The control channel answers a request of 200 kB (more than one read's budget, under
+/// the 1 MiB line limit) without the client sending more, and a blank line with an error
+/// (issue 63: the rest of the request waited for more bytes, and a lockstep client
+/// waiting for its reply deadlocked).
+#[test]
+fn a_long_control_request_and_a_blank_line_are_answered_at_once() {
+    let r = serve(true);
+    let (_conn, _ctl) = connect(&r);
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", r.control.unwrap())).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let pad = " ".repeat(200 << 10);
+    let request = format!("{{{pad}\"op\": \"hello\"}}\n\n");
+    s.write_all(request.as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while got.iter().filter(|&&b| b == b'\n').count() < 2 {
+        let n = s.read(&mut buf).expect("a reply within 10 s");
+        assert!(n > 0, "the server closed the channel");
+        got.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8(got).unwrap();
+    let replies: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(replies[0]["ok"], true, "{text}");
+    assert_eq!(replies[1]["ok"], false, "{text}");
+    assert!(
+        replies[1]["error"].as_str().unwrap().contains("not JSON"),
+        "{text}"
+    );
+}
