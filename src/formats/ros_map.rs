@@ -204,7 +204,16 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
         classes: if y.origin[2].abs() < 1e-12 {
             grid
         } else {
-            turned(&grid, y.origin[2])
+            turned(&grid, y.origin[2]).map_err(|(w, h)| {
+                err(
+                    yaml_path,
+                    format!(
+                        "key `origin`: turned by its yaw, the map needs {w} × {h} cells, more \
+                         than the limit of {}",
+                        crate::formats::map_manifest::MAX_MAP_PIXELS
+                    ),
+                )
+            })?
         },
         elevation: None,
         crs: y.crs,
@@ -213,8 +222,12 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
 
 /// A grid turned by `yaw` about its origin (the lower-left corner), resampled onto an
 /// axis-aligned grid of the same resolution that holds it: each new cell takes the class
-/// of the turned cell under its centre, unknown where none is.
-fn turned(g: &Grid<MapClass>, yaw: f64) -> Grid<MapClass> {
+/// of the turned cell under its centre, unknown where none is. The size of the new grid,
+/// where it would hold more than [`MAX_MAP_PIXELS`] cells (a long thin image turned by 45
+/// degrees needs the square of its length), is refused before allocating.
+///
+/// [`MAX_MAP_PIXELS`]: crate::formats::map_manifest::MAX_MAP_PIXELS
+fn turned(g: &Grid<MapClass>, yaw: f64) -> Result<Grid<MapClass>, (usize, usize)> {
     let (s, c) = yaw.sin_cos();
     let res = g.resolution_m;
     let (wm, hm) = (g.width as f64 * res, g.height as f64 * res);
@@ -230,6 +243,9 @@ fn turned(g: &Grid<MapClass>, yaw: f64) -> Grid<MapClass> {
         ((x1 - x0) / res).ceil() as usize,
         ((y1 - y0) / res).ceil() as usize,
     );
+    if (w as u64).saturating_mul(h as u64) > crate::formats::map_manifest::MAX_MAP_PIXELS {
+        return Err((w, h));
+    }
     let mut cells = vec![MapClass::Unknown; w * h];
     for j in 0..h {
         for i in 0..w {
@@ -243,13 +259,13 @@ fn turned(g: &Grid<MapClass>, yaw: f64) -> Grid<MapClass> {
             }
         }
     }
-    Grid {
+    Ok(Grid {
         width: w,
         height: h,
         resolution_m: res,
         origin_m: [g.origin_m[0] + x0, g.origin_m[1] + y0],
         cells,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -348,6 +364,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A 100,000 × 1 image turned by 45 degrees (100 kB) would need 70,711² cells, 5 GB:
+    /// refused from its size, naming the YAML and its key (issue 63).
+    #[test]
+    fn a_turned_grid_is_held_to_the_map_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut pgm = b"P5\n100000 1\n255\n".to_vec();
+        pgm.extend(std::iter::repeat_n(254u8, 100_000));
+        std::fs::write(dir.path().join("long.pgm"), pgm).unwrap();
+        let yaml = dir.path().join("long.yaml");
+        let text = "image: long.pgm\nresolution: 0.05\norigin: [0, 0, 0.7853981633974483]\n";
+        std::fs::write(&yaml, text).unwrap();
+        let e = crate::ground::Map::load(&yaml).unwrap_err();
+        assert!(
+            e.file == yaml.display().to_string()
+                && e.message.contains("`origin`")
+                && e.message.contains("more than the limit"),
+            "{e:?}"
+        );
+        // Unturned, the same image is a map.
+        std::fs::write(&yaml, text.replace("0.7853981633974483", "0")).unwrap();
+        assert_eq!(
+            crate::ground::Map::load(&yaml).unwrap().classes.width,
+            100_000
+        );
     }
 
     #[test]
