@@ -62,7 +62,74 @@ fn acres_keys(
     Ok((free_class, crs))
 }
 
+/// The largest map_server YAML read, bytes (it holds a handful of keys).
+const MAX_YAML_BYTES: u64 = 1 << 20;
+
+/// The most YAML nodes a map_server YAML may expand to, aliases followed: it holds a
+/// handful of keys, and aliases nested a few deep ("billion laughs") expand a small file
+/// to gigabytes.
+const MAX_YAML_NODES: u64 = 10_000;
+
+/// Counts the nodes a YAML document expands to, each alias counted as the size of what
+/// it names (from the parser's events, before any node is built).
+#[derive(Default)]
+struct Expansion {
+    sizes: std::collections::HashMap<usize, u64>,
+    open: Vec<(usize, u64)>,
+    total: u64,
+}
+
+impl Expansion {
+    fn add(&mut self, n: u64) {
+        match self.open.last_mut() {
+            Some(top) => top.1 = top.1.saturating_add(n),
+            None => self.total = self.total.saturating_add(n),
+        }
+    }
+}
+
+impl yaml_rust2::parser::EventReceiver for Expansion {
+    fn on_event(&mut self, ev: yaml_rust2::parser::Event) {
+        use yaml_rust2::parser::Event;
+        match ev {
+            Event::Scalar(_, _, anchor, _) => {
+                if anchor > 0 {
+                    self.sizes.insert(anchor, 1);
+                }
+                self.add(1);
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                self.open.push((anchor, 1));
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((anchor, n)) = self.open.pop() {
+                    if anchor > 0 {
+                        self.sizes.insert(anchor, n);
+                    }
+                    self.add(n);
+                }
+            }
+            Event::Alias(id) => self.add(self.sizes.get(&id).copied().unwrap_or(1)),
+            _ => {}
+        }
+    }
+}
+
 fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
+    let mut count = Expansion::default();
+    yaml_rust2::parser::Parser::new_from_str(text)
+        .load(&mut count, true)
+        .map_err(|e| err(file, format!("YAML: {e}")))?;
+    if count.total > MAX_YAML_NODES {
+        return Err(err(
+            file,
+            format!(
+                "YAML: expands to {} nodes with its aliases, more than the {MAX_YAML_NODES} \
+                 a map_server YAML may have",
+                count.total
+            ),
+        ));
+    }
     let docs = YamlLoader::load_from_str(text).map_err(|e| err(file, format!("YAML: {e}")))?;
     let doc = docs
         .first()
@@ -160,6 +227,13 @@ fn classify(y: &RosYaml, v: u8, alpha: u8) -> MapClass {
 
 /// Loads a map_server map: its YAML and the image beside it.
 pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
+    let meta = std::fs::metadata(yaml_path).map_err(|e| err(yaml_path, e.to_string()))?;
+    if !meta.is_file() || meta.len() > MAX_YAML_BYTES {
+        return Err(err(
+            yaml_path,
+            format!("a map_server YAML is a regular file of at most {MAX_YAML_BYTES} bytes"),
+        ));
+    }
     let text = std::fs::read_to_string(yaml_path).map_err(|e| err(yaml_path, e.to_string()))?;
     let y = parse_yaml(yaml_path, &text)?;
     let img_path = yaml_path
@@ -389,6 +463,32 @@ mod tests {
         assert_eq!(
             crate::ground::Map::load(&yaml).unwrap().classes.width,
             100_000
+        );
+    }
+
+    /// Aliases nested 9 deep, ten to a level (a billion nodes from 1 kB), are refused from
+    /// the parser's events before anything is expanded (issue 63: memory ran out); a
+    /// YAML with a harmless alias still reads.
+    #[test]
+    fn yaml_aliases_that_expand_without_bound_are_refused() {
+        let mut text = String::from("a0: &a0 [lol]\n");
+        for k in 1..=9 {
+            let refs = vec![format!("*a{}", k - 1); 10].join(", ");
+            text.push_str(&format!("a{k}: &a{k} [{refs}]\n"));
+        }
+        text.push_str("image: a.pgm\nresolution: 0.1\norigin: [0, 0, 0]\n");
+        let e = parse_yaml(FsPath::new("m.yaml"), &text).unwrap_err();
+        assert!(e.message.contains("aliases"), "{e:?}");
+        // Nor is a YAML that is no regular file read.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("d.yaml");
+        std::fs::create_dir(&d).unwrap();
+        let e = crate::ground::Map::load(&d).unwrap_err();
+        assert!(e.message.contains("regular file"), "{e:?}");
+        let ok = "r: &r 0.1\nimage: a.pgm\nresolution: *r\norigin: [0, 0, 0]\n";
+        assert_eq!(
+            parse_yaml(FsPath::new("m.yaml"), ok).unwrap().resolution,
+            0.1
         );
     }
 
