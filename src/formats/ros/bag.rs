@@ -490,7 +490,15 @@ impl Aligner {
             self.next += 1;
             match self.record(step, t) {
                 Some(r) => each(&r)?,
-                None => self.gap_steps += 1,
+                None => {
+                    // Inside a gap of the poses: every step before the next pose is one,
+                    // counted at once (one by one, a pose stamped 2^31 s on took hours).
+                    let resume = self.poses.around(t).1.map_or(self.next, |&(tb, _)| {
+                        (((tb - 1e-9 - t0) / STEP_S).ceil().max(0.0) as u64).max(self.next)
+                    });
+                    self.gap_steps += 1 + (resume - self.next);
+                    self.next = resume;
+                }
             }
             for h in [
                 &mut self.speeds as &mut dyn Prune,
@@ -962,6 +970,36 @@ mod tests {
             assert!(r.scan.is_none() && r.logged.is_none());
         }
         assert_eq!(recs.last().unwrap().step, 250);
+    }
+
+    /// Two poses 2^31 − 1 s apart (issue 63: one bad stamp kept the aligner stepping
+    /// through 10^11 empty steps): the gap's steps are counted at once, and the steps on
+    /// either side of it are built.
+    #[test]
+    fn a_gap_of_68_years_is_counted_not_walked() {
+        let mut al = Aligner::new(&Topics::default(), veh());
+        let p = PoseSample {
+            x: 0.0,
+            y: 0.0,
+            yaw: 0.0,
+            speed: None,
+            yaw_rate: None,
+        };
+        let far = f64::from(i32::MAX);
+        for t in [0.0, 0.02, far] {
+            al.poses.push(t, p);
+        }
+        (al.t0, al.watermark) = (Some(0.0), far);
+        let mut steps = Vec::new();
+        al.flush(true, &mut |r| {
+            steps.push(r.step);
+            Ok(())
+        })
+        .unwrap();
+        let last = (far / STEP_S).round() as u64;
+        assert_eq!(steps[..2], [0, 1]);
+        assert_eq!(steps.last(), Some(&last));
+        assert_eq!(steps.len() as u64 + al.gap_steps, last + 1);
     }
 
     fn records(path: &std::path::Path) -> Vec<Record> {
