@@ -719,41 +719,122 @@ fn read_mcap_from(
     each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
     let mut feed = Feed::new(file, topics, vehicle, first_step, each);
-    let stream =
-        mcap::MessageStream::new(bytes).map_err(|e| feed.err(format!("not an MCAP file: {e}")))?;
+    if !bytes.starts_with(mcap::MAGIC) {
+        return Err(feed.err("not an MCAP file: bad magic number".into()));
+    }
     let fallback = shipped_defs();
+    let mut schemas: HashMap<u16, (String, String, Vec<u8>)> = HashMap::new();
+    let mut chans: HashMap<u16, (String, String, u16)> = HashMap::new();
     let mut defs_of: HashMap<u16, Option<(String, Defs)>> = HashMap::new();
     let mut channels = Vec::new();
-    for (k, m) in stream.enumerate() {
-        let m =
-            m.map_err(|e| feed.err(format!("after message {k}: a bad or truncated MCAP: {e}")))?;
-        let ch = &m.channel;
-        let entry = defs_of.entry(ch.id).or_insert_with(|| {
-            let schema = ch.schema.as_ref()?;
-            let def = (schema.encoding == "ros2msg").then_some(&schema.data[..]);
-            topic_defs(
-                &ch.topic,
-                &schema.name,
-                def,
-                topics,
-                &fallback,
-                &mut channels,
-            )
+    // The records one by one (chunks decompressed by the reader), each record's strings
+    // checked against its length before the mcap crate parses it.
+    let mut reader = mcap::sans_io::LinearReader::new();
+    let (mut fed, mut k) = (0usize, 0usize);
+    let bad = |k: usize, e: &dyn std::fmt::Display| {
+        format!("after message {k}: a bad or truncated MCAP: {e}")
+    };
+    while let Some(ev) = reader.next_event() {
+        let (opcode, body) = match ev.map_err(|e| feed.err(bad(k, &e)))? {
+            mcap::sans_io::LinearReadEvent::ReadRequest(n) => {
+                let n = n.min(bytes.len() - fed);
+                reader.insert(n).copy_from_slice(&bytes[fed..fed + n]);
+                reader.notify_read(n);
+                fed += n;
+                continue;
+            }
+            mcap::sans_io::LinearReadEvent::Record { opcode, data } => (opcode, data),
+        };
+        if ![
+            mcap::records::op::SCHEMA,
+            mcap::records::op::CHANNEL,
+            mcap::records::op::MESSAGE,
+        ]
+        .contains(&opcode)
+        {
+            continue;
+        }
+        strings_fit(opcode, body).map_err(|e| feed.err(bad(k, &e)))?;
+        let record = mcap::parse_record(opcode, body).map_err(|e| feed.err(bad(k, &e)))?;
+        let (header, data) = match record {
+            mcap::records::Record::Schema { header, data } => {
+                schemas.insert(header.id, (header.name, header.encoding, data.into_owned()));
+                continue;
+            }
+            mcap::records::Record::Channel(c) => {
+                chans.insert(c.id, (c.topic, c.message_encoding, c.schema_id));
+                continue;
+            }
+            mcap::records::Record::Message { header, data } => (header, data),
+            _ => continue,
+        };
+        let Some((topic, encoding, schema_id)) = chans.get(&header.channel_id) else {
+            let e = format!(
+                "a message of channel {} before its channel",
+                header.channel_id
+            );
+            return Err(feed.err(bad(k, &e)));
+        };
+        let entry = defs_of.entry(header.channel_id).or_insert_with(|| {
+            let (name, enc, text) = schemas.get(schema_id)?;
+            let def = (enc == "ros2msg").then_some(&text[..]);
+            topic_defs(topic, name, def, topics, &fallback, &mut channels)
         });
+        let this = k;
+        k += 1;
         let Some((ty, defs)) = entry else { continue };
         let place = || {
             format!(
-                "topic {} message {k} (log time {} ns)",
-                ch.topic, m.log_time
+                "topic {topic} message {this} (log time {} ns)",
+                header.log_time
             )
         };
-        if ch.message_encoding != "cdr" {
-            let e = format!("{}: encoding `{}`, not cdr", place(), ch.message_encoding);
+        if encoding != "cdr" {
+            let e = format!("{}: encoding `{encoding}`, not cdr", place());
             return Err(feed.err(e));
         }
-        feed.message(&ch.topic, (ty, defs), &m.data, m.log_time, place)?;
+        feed.message(topic, (ty, defs), &data, header.log_time, place)?;
     }
     feed.finish(channels)
+}
+
+/// Whether the strings of a Schema or Channel record fit in its body: the mcap crate
+/// allocates a string's stated length before reading it (a schema name of length
+/// `ffffffff` asked for 4 GiB).
+fn strings_fit(opcode: u8, body: &[u8]) -> Result<(), String> {
+    let len_at = |at: usize| {
+        body.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .ok_or_else(|| format!("a record of {} bytes is cut short", body.len()))
+    };
+    // Steps over a length-prefixed field that must end by `end`.
+    let field = |at: &mut usize, end: usize, what: &str| -> Result<(), String> {
+        let n = len_at(*at)?;
+        if n > end.saturating_sub(*at + 4) {
+            return Err(format!("{what} of {n} bytes is longer than its record"));
+        }
+        *at += 4 + n;
+        Ok(())
+    };
+    if opcode == mcap::records::op::SCHEMA {
+        let mut at = 2;
+        field(&mut at, body.len(), "a schema name")?;
+        field(&mut at, body.len(), "a schema encoding")?;
+    } else if opcode == mcap::records::op::CHANNEL {
+        let mut at = 4;
+        field(&mut at, body.len(), "a channel topic")?;
+        field(&mut at, body.len(), "a message encoding")?;
+        let map_end = at + 4 + len_at(at)?;
+        if map_end > body.len() {
+            return Err("a channel's metadata is longer than its record".into());
+        }
+        at += 4;
+        while at < map_end {
+            field(&mut at, map_end, "a metadata key")?;
+            field(&mut at, map_end, "a metadata value")?;
+        }
+    }
+    Ok(())
 }
 
 impl BagInfo {
@@ -902,6 +983,39 @@ mod tests {
             let scan_x = 3.0 * (k / 5 * 5) as f64 * STEP_S;
             let ahead = r.scan.as_ref().unwrap()[0];
             assert!((ahead - (20.0 - scan_x)).abs() < 1e-3, "{k}: {ahead}");
+        }
+    }
+
+    /// The offsets of the top-level records of opcode `op` in an MCAP file.
+    fn records_of(bytes: &[u8], op: u8) -> Vec<usize> {
+        let (mut at, mut out) = (8, Vec::new());
+        while at + 9 <= bytes.len() {
+            let len = u64::from_le_bytes(bytes[at + 1..at + 9].try_into().unwrap()) as usize;
+            if bytes[at] == op {
+                out.push(at);
+            }
+            at += 9 + len;
+        }
+        out
+    }
+
+    /// A schema name or channel topic whose length says `ffffffff` (issue 63: the mcap
+    /// crate asked for 4 GiB) is refused as longer than its record, naming the file.
+    #[test]
+    fn a_string_longer_than_its_record_is_refused_before_allocating() {
+        let bytes = std::fs::read(data("pose_twist/pose_twist.mcap")).unwrap();
+        // A schema's name length follows its id; a channel's topic, its two ids.
+        for (op, at, what) in [(0x03, 2, "schema name"), (0x04, 4, "channel topic")] {
+            let k = records_of(&bytes, op)[0] + 9 + at;
+            let mut bad = bytes.clone();
+            bad[k..k + 4].copy_from_slice(&[0xff; 4]);
+            let e = read_mcap("bad.mcap", &bad, &Topics::default(), veh(), |_| Ok(()))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("bad.mcap") && e.contains(what) && e.contains("longer than its record"),
+                "{e}"
+            );
         }
     }
 
