@@ -242,6 +242,25 @@ mod tests {
         }
     }
 
+    /// A person (a 0.25 m circle) at `at(t)`, the vehicle at `ego` m/s for `secs` s: the
+    /// first time a moving object lies within 1 m of it with the motion test `test`.
+    fn person_seen(
+        test: MotionTest,
+        at: impl Fn(f64) -> (f64, f64),
+        ego: f64,
+        secs: f64,
+    ) -> Option<f64> {
+        let scene = |t: f64| {
+            let (x, y) = at(t);
+            vec![Obstacle::Circle {
+                x_m: x,
+                y_m: y,
+                radius_m: 0.25,
+            }]
+        };
+        first_seen(config(test), scene, |t| (at(t).0, at(t).1, 1.0), ego, secs)
+    }
+
     /// A 6.5 m machine standing 4 m beside the lane, passed at 6.9 m/s: its faces come
     /// into view one by one, but none lands where a ray passed, so it never moves.
     #[test]
@@ -326,24 +345,14 @@ mod tests {
     fn a_running_child_is_moving_within_a_quarter_second() {
         let onset = 1.0;
         let at = move |t: f64| (34.0, 8.0 - 2.5 * (t - onset).max(0.0));
-        let scene = |t: f64| {
-            let (x, y) = at(t);
-            vec![Obstacle::Circle {
-                x_m: x,
-                y_m: y,
-                radius_m: 0.25,
-            }]
-        };
-        let watch = |t: f64| (at(t).0, at(t).1, 1.0);
-        let free =
-            first_seen(config(MotionTest::FreeSpace), scene, watch, 6.9, 3.0).expect("seen moving");
+        let free = person_seen(MotionTest::FreeSpace, at, 6.9, 3.0).expect("seen moving");
         assert!(
             free - onset <= 0.25,
             "moving {:.2} s after setting off",
             free - onset
         );
-        let travel = first_seen(config(MotionTest::Travel), scene, watch, 6.9, 3.0)
-            .expect("seen moving by the travel test");
+        let travel =
+            person_seen(MotionTest::Travel, at, 6.9, 3.0).expect("seen moving by the travel test");
         assert!(
             free <= travel,
             "free space {free:.2} s, travel {travel:.2} s"
@@ -361,19 +370,9 @@ mod tests {
             let s = v * (t - onset).max(0.0);
             (33.0 - s, -8.0 + s)
         };
-        let scene = |t: f64| {
-            let (x, y) = at(t);
-            vec![Obstacle::Circle {
-                x_m: x,
-                y_m: y,
-                radius_m: 0.25,
-            }]
-        };
-        let watch = |t: f64| (at(t).0, at(t).1, 1.0);
-        let free =
-            first_seen(config(MotionTest::FreeSpace), scene, watch, 3.0, 4.0).expect("seen moving");
-        let travel = first_seen(config(MotionTest::Travel), scene, watch, 3.0, 4.0)
-            .expect("seen moving by the travel test");
+        let free = person_seen(MotionTest::FreeSpace, at, 3.0, 4.0).expect("seen moving");
+        let travel =
+            person_seen(MotionTest::Travel, at, 3.0, 4.0).expect("seen moving by the travel test");
         assert!(
             free <= travel,
             "free space {free:.2} s, travel {travel:.2} s"

@@ -419,7 +419,7 @@ impl Track {
     /// was only ever one return and needs no confirming (a far post's return, which the
     /// travel test moves after 0.5 m anyway, no later than free space could).
     fn free_tested(&self) -> bool {
-        self.last_count >= 2 || self.radius > 0.0 || self.needs_confirming()
+        self.last_count >= 2 || self.radius > 0.0 || self.fragment
     }
 
     /// Whether the centroid lies `d` m or more from where the track began.
@@ -719,13 +719,18 @@ impl Tracker {
         // Whether an earlier place is now seen empty changes only with a newly remembered
         // scan.
         let generation = self.free.generation();
-        if confirming && free == 0 && self.tracks[ki].left_gen != generation {
-            let left = self.left_behind(ki, t, m);
+        if !confirming {
+            return;
+        }
+        let confirmed = if free >= 1 {
+            true
+        } else if self.tracks[ki].left_gen != generation {
             self.tracks[ki].left_gen = generation;
-            if left {
-                self.tracks[ki].confirmed_at = Some(t);
-            }
-        } else if confirming && free >= 1 {
+            self.left_behind(ki, t, m)
+        } else {
+            false
+        };
+        if confirmed {
             self.tracks[ki].confirmed_at = Some(t);
         }
     }
