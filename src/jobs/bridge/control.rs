@@ -152,10 +152,15 @@ impl Server {
         }
         // Everything the clients sent before this request applies at the next step.
         let now = Instant::now();
-        // (On loopback a line sent before the request is in the socket, and its readiness
-        // was seen, before the request can be read.)
+        // On loopback a line sent before the request is in its socket before the request
+        // can be read, but its readiness event may not have been seen yet (it can come in
+        // a later poll than the request's): every vehicle socket is read now, until it is
+        // empty, whatever its readiness flag says.
         for i in 0..self.agents.len() {
             self.agents[i].budget = READ_BUDGET_BYTES;
+            if let Some(c) = &mut self.agents[i].client {
+                c.readable = true;
+            }
             if self.agents[i].wants_read() {
                 self.read_agent(i, now);
             }
