@@ -153,15 +153,18 @@ impl Path {
         let mut station = Vec::with_capacity(points.len());
         let mut s = 0.0;
         for (i, p) in points.iter().enumerate() {
-            if !(p.x.is_finite() && p.y.is_finite()) {
-                return Err(err(format!("point {i}: x and y must be finite numbers")));
-            }
+            // Within the bounds of docs/formats.md "Bounds".
+            use crate::formats::bounds as b;
+            let bound = |m: String| err(format!("point {i}: {m}"));
+            b::position("x", p.x).map_err(bound)?;
+            b::position("y", p.y).map_err(bound)?;
             if !(p.speed_mps.is_finite() && p.speed_mps >= 0.0) {
                 return Err(err(format!(
                     "point {i}: speed_mps must be a finite number ≥ 0, not {}",
                     p.speed_mps
                 )));
             }
+            b::speed("speed_mps", p.speed_mps).map_err(bound)?;
             if i > 0 {
                 let q = points[i - 1];
                 let d = (p.x - q.x).hypot(p.y - q.y);
@@ -818,7 +821,38 @@ pub(crate) mod tests {
         assert!(e.contains("point 1 repeats point 0"), "{e}");
         let nan = PathPoint { x: f64::NAN, ..ok };
         let e = Path::new("r.json", &[ok, nan]).unwrap_err().to_string();
-        assert!(e.contains("point 1") && e.contains("finite"), "{e}");
+        assert!(
+            e.contains("point 1") && e.contains("`x`: NaN is outside"),
+            "{e}"
+        );
+        // Positions and speeds within their bounds (docs/formats.md "Bounds").
+        for (p, want) in [
+            (
+                PathPoint {
+                    x: 1.0000001e8,
+                    ..ok
+                },
+                "`x`: 1.0000001e8 is outside -1e8 to 1e8 m",
+            ),
+            (PathPoint { y: -1e15, ..ok }, "`y`: -1e15 is outside"),
+            (
+                PathPoint {
+                    speed_mps: 100.5,
+                    ..ok
+                },
+                "`speed_mps`: 100.5 is outside",
+            ),
+        ] {
+            let e = Path::new("r.json", &[ok, p]).unwrap_err().to_string();
+            assert!(e.contains("point 1: ") && e.contains(want), "{e}");
+        }
+        let edge = PathPoint {
+            x: -1e8,
+            y: 1e8,
+            speed_mps: 100.0,
+            ..ok
+        };
+        assert!(Path::new("r.json", &[ok, edge]).is_ok());
         let e = Path::from_json_str("r.json", r#"{"points": [{"x": 0, "y": 0}]}"#)
             .unwrap_err()
             .to_string();

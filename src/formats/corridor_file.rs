@@ -119,10 +119,25 @@ impl Corridor {
                     .map_err(|m| r.header(format!("the CRS: {m}")))?,
             ),
         };
-        let cells = r.cells(width, height)?;
-        if !(res.is_finite() && res > 0.0 && ox.is_finite() && oy.is_finite()) {
-            return Err(r.header("the resolution or the origin is not a number".into()));
+        // The cell size, the origin and the far edges within their bounds (docs/formats.md
+        // "Bounds"): a far edge at +∞ passed as a place nothing could be queried at.
+        use crate::formats::bounds as b;
+        let edges = [
+            ("resolution", res, true),
+            ("origin x", ox, false),
+            ("origin y", oy, false),
+            ("right edge", ox + width as f64 * res, false),
+            ("top edge", oy + height as f64 * res, false),
+        ];
+        for (what, v, is_res) in edges {
+            let checked = if is_res {
+                b::resolution(what, v)
+            } else {
+                b::position(what, v)
+            };
+            checked.map_err(|m| r.header(format!("the {m}")))?;
         }
+        let cells = r.cells(width, height)?;
         if let Some(what) = implausible_cell(&cells, width, height, res) {
             return Err(r.header(what));
         }

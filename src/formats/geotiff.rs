@@ -98,8 +98,9 @@ pub fn read_band(path: &FsPath, bytes: Vec<u8>) -> Result<GeoBand, MapError> {
         }
     }
     let keys = geo_keys(&mut dec);
-    let place = place(path, &mut dec, &keys, h)?;
+    // The CRS first: a raster in degrees is refused as such, not for its tiny pixels.
     let crs = crs_of(path, &keys)?;
+    let place = place(path, &mut dec, &keys, h)?;
     let nodata = dec
         .get_tag_ascii_string(Tag::GdalNodata)
         .ok()
@@ -191,6 +192,12 @@ fn place<R: std::io::Read + std::io::Seek>(
     let half = if key(keys, 1025) == Some(2) { 0.5 } else { 0.0 };
     let left = tie[2] - (tie[0] + half) * sx;
     let top = tie[3] + (tie[1] + half) * sx;
+    use crate::formats::bounds as b;
+    let bound = |m: String| err(path, format!("the GeoTIFF's {m}"));
+    b::resolution("pixel scale", sx).map_err(bound)?;
+    b::position("left edge", left).map_err(bound)?;
+    b::position("top edge", top).map_err(bound)?;
+    b::position("bottom edge", top - h as f64 * sx).map_err(bound)?;
     Ok(Place {
         resolution_m: sx,
         origin_m: [left, top - h as f64 * sx],

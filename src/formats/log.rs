@@ -28,6 +28,58 @@ pub struct Record {
     pub logged: Option<LoggedCommand>,
 }
 
+/// The keys of a JSON Lines record's numbers, in the order [`Record::check_bounds`] takes.
+const JSON_KEYS: [&str; 9] = [
+    "t",
+    "state.pose.x_m",
+    "state.pose.y_m",
+    "state.pose.yaw_rad",
+    "state.speed_mps",
+    "state.yaw_rate_rps",
+    "state.grade",
+    "row.speed_mps",
+    "row.curvature_per_m",
+];
+
+/// The same numbers' columns in a CSV log.
+const CSV_KEYS: [&str; 9] = [
+    "t",
+    "x_m",
+    "y_m",
+    "yaw_rad",
+    "speed_mps",
+    "yaw_rate_rps",
+    "grade",
+    "cmd_speed_mps",
+    "cmd_curvature_per_m",
+];
+
+impl Record {
+    /// Whether every number lies in its range (docs/formats.md "Bounds"); a message naming
+    /// the JSON key where one does not.
+    pub fn check_bounds(&self) -> Result<(), String> {
+        self.check_bounds_named(&JSON_KEYS)
+            .map_err(|m| format!("key {m}"))
+    }
+
+    fn check_bounds_named(&self, k: &[&str; 9]) -> Result<(), String> {
+        use crate::formats::bounds as b;
+        let s = &self.state;
+        b::magnitude(k[0], self.t, b::MAX_TIME_S, "s")?;
+        b::position(k[1], s.pose.x_m)?;
+        b::position(k[2], s.pose.y_m)?;
+        b::angle_rad(k[3], s.pose.yaw_rad)?;
+        b::speed(k[4], s.speed_mps)?;
+        b::magnitude(k[5], s.yaw_rate_rps, b::MAX_YAW_RATE_RPS, "rad/s")?;
+        b::magnitude(k[6], s.grade, b::MAX_GRADE, "(rise over run)")?;
+        if let Some(c) = &self.logged {
+            b::speed(k[7], c.speed_mps)?;
+            b::magnitude(k[8], c.curvature_per_m, b::MAX_CURVATURE_PER_M, "1/m")?;
+        }
+        Ok(())
+    }
+}
+
 /// A scan array as serde reads it, its nulls (no return) as +∞.
 fn no_return_as_infinite<'de, D: serde::Deserializer<'de>>(
     d: D,
@@ -434,8 +486,10 @@ fn read_pipelined<R: BufRead>(
 fn take_records(b: &Batch, bad: &mut BadLine, each: &mut Each) -> Result<(), LogError> {
     for (&(line, _, ended), parsed) in b.lines.iter().zip(&b.records) {
         match parsed {
-            Ok(r) if r.state.speed_mps.is_finite() => each(line, r)?,
-            Ok(_) => bad(line, "key `state.speed_mps`: not a finite number".into())?,
+            Ok(r) => match r.check_bounds() {
+                Ok(()) => each(line, r)?,
+                Err(m) => bad(line, m)?,
+            },
             Err(e) if !ended => bad(
                 line,
                 format!("the last line is cut off (a truncated log): {e}"),
@@ -681,6 +735,20 @@ impl CsvColumns {
     /// The columns of a header row; a missing required column is an error naming them.
     fn of(file: &str, headers: csv::StringRecord) -> Result<CsvColumns, LogError> {
         let col = |name: &str| headers.iter().position(|h| h == name);
+        // A column that acres reads, named twice: which one holds the value is a guess.
+        let read = |h: &str| {
+            CSV_KEYS.contains(&h)
+                || h == "gear"
+                || h.strip_prefix("scan_")
+                    .is_some_and(|n| n.parse::<u32>().is_ok())
+        };
+        let mut seen = std::collections::HashSet::new();
+        if let Some(h) = headers.iter().find(|&h| read(h) && !seen.insert(h)) {
+            return Err(LogError::File {
+                file: file.to_string(),
+                message: format!("column `{h}` appears twice in the header"),
+            });
+        }
         let missing: Vec<&str> = CSV_COLUMNS
             .iter()
             .copied()
@@ -742,10 +810,19 @@ impl CsvColumns {
             .iter()
             .map(|&i| self.num(rec, i))
             .collect::<Result<_, _>>()?;
-        let g = self
-            .opt(rec, self.gear)?
-            .map(|g| g as u8)
-            .and_then(Gear::from_number);
+        let g = match self.opt(rec, self.gear)? {
+            // 0: no gear reported (the bridge's "none"); the speed's sign decides.
+            Some(0.0) => None,
+            Some(g) => {
+                let n = ((1.0..=5.0).contains(&g) && g.fract() == 0.0).then_some(g as u8);
+                let gear = n.and_then(Gear::from_number).ok_or_else(|| {
+                    let g = crate::formats::bounds::show(g);
+                    format!("column `gear`: {g} is not a gear number (0 to 5, 0 for none)")
+                })?;
+                Some(gear)
+            }
+            None => None,
+        };
         let logged = match (
             self.opt(rec, self.cmd_speed)?,
             self.opt(rec, self.cmd_curvature)?,
@@ -823,7 +900,12 @@ fn read_csv(
         if cols.no_pose(&rec) {
             continue;
         }
-        match cols.record(&rec, step) {
+        let checked = cols.record(&rec, step).and_then(|r| {
+            r.check_bounds_named(&CSV_KEYS)
+                .map_err(|m| format!("column {m}"))?;
+            Ok(r)
+        });
+        match checked {
             Ok(r) => {
                 each(line, &r)?;
                 step += 1;
@@ -851,6 +933,77 @@ mod tests {
             (Err(_), Err(_)) => {}
             (a, b) => panic!("{line}: fast {a:?}, serde_json {b:?}"),
         }
+    }
+
+    /// The first error of reading `text` whole, or None.
+    fn first_error(text: &str, csv: bool) -> Option<String> {
+        read_records("log", text.as_bytes(), csv, false, |_, _| Ok(()))
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    /// Numbers beyond docs/formats.md "Bounds" are refused naming the line and the key;
+    /// issue 63 found a speed of -1e300, an x of 1e308 and a yaw of 1e300 taken.
+    #[test]
+    fn a_record_beyond_the_bounds_is_refused_naming_its_key() {
+        // A good first line, so that the error is the line's (not "not an acres log").
+        let line = |from: &str, to: &str| {
+            let one = |s: String| format!("{{{s}}}\n");
+            one(HEAD.into()) + &one(HEAD.replace("\"step\":3", "\"step\":4").replace(from, to))
+        };
+        assert_eq!(first_error(&line("", ""), false), None);
+        for (from, to, want) in [
+            (
+                "\"speed_mps\":2.0",
+                "\"speed_mps\":-1e300",
+                "`state.speed_mps`: -1e300 is outside -100 to 100 m/s",
+            ),
+            (
+                "\"x_m\":1.5",
+                "\"x_m\":1e308",
+                "`state.pose.x_m`: 1e308 is outside -1e8 to 1e8 m",
+            ),
+            (
+                "\"yaw_rad\":0.1",
+                "\"yaw_rad\":1e300",
+                "`state.pose.yaw_rad`: 1e300 is outside",
+            ),
+            ("\"t\":0.06", "\"t\":1e11", "`t`: 1e11 is outside"),
+        ] {
+            let e = first_error(&line(from, to), false).expect(want);
+            assert!(e.starts_with("log:2: key ") && e.contains(want), "{e}");
+        }
+        // Just inside: taken.
+        assert_eq!(
+            first_error(&line("\"speed_mps\":2.0", "\"speed_mps\":-100"), false),
+            None
+        );
+    }
+
+    /// A CSV's gear must be a gear number and no column that acres reads may be named
+    /// twice (issue 63: gear 1e308 and -5 were taken as the speed's direction, and of
+    /// two `x_m` columns the first was read without a word).
+    #[test]
+    fn a_csv_gear_beyond_its_numbers_and_a_column_named_twice_are_refused() {
+        let csv = |head: &str, row: &str| format!("{head}\n{row}\n");
+        let head = "t,x_m,y_m,yaw_rad,speed_mps,gear";
+        assert_eq!(first_error(&csv(head, "0,1,2,0,1,4"), true), None);
+        assert_eq!(first_error(&csv(head, "0,1,2,0,1,0"), true), None);
+        for (gear, want) in [("1e308", "1e308"), ("-5", "-5"), ("2.5", "2.5"), ("6", "6")] {
+            let e = first_error(&csv(head, &format!("0,1,2,0,1,{gear}")), true).unwrap();
+            assert!(
+                e.starts_with("log:2: column `gear`: ") && e.contains(want),
+                "{e}"
+            );
+        }
+        let e = first_error(&csv(head, "0,1e9,2,0,1,4"), true).unwrap();
+        assert!(e.contains("log:2: column `x_m`: 1e9 is outside"), "{e}");
+        let twice = csv("t,x_m,y_m,yaw_rad,speed_mps,x_m", "0,1,2,0,1,5");
+        let e = first_error(&twice, true).unwrap();
+        assert!(e.contains("column `x_m` appears twice"), "{e}");
+        // A column acres does not read may repeat.
+        let other = csv("t,x_m,y_m,yaw_rad,speed_mps,note,note", "0,1,2,0,1,a,b");
+        assert_eq!(first_error(&other, true), None);
     }
 
     #[test]

@@ -392,30 +392,22 @@ impl MapManifest {
             let key = e.path().to_string();
             err(manifest_path, format!("key `{key}`: {}", e.into_inner()))
         })?;
-        let positive = |v: Option<f64>| v.is_none_or(|r| r.is_finite() && r > 0.0);
-        let finite = |v: Option<[f64; 2]>| v.is_none_or(|o| o.iter().all(|x| x.is_finite()));
-        if !positive(m.resolution_m) {
-            return Err(err(
-                manifest_path,
-                "key `resolution_m`: must be a positive number",
-            ));
-        }
-        if !finite(m.origin_m) {
-            return Err(err(manifest_path, "key `origin_m`: must be finite numbers"));
-        }
+        use crate::formats::bounds as b;
+        let key_err = |m: String| err(manifest_path, format!("key {m}"));
+        let resolution = |k: &str, v: Option<f64>| v.map_or(Ok(0.0), |r| b::resolution(k, r));
+        let origin = |k: &str, v: Option<[f64; 2]>| {
+            v.map_or(Ok(0.0), |o| {
+                b::position(&format!("{k}[0]"), o[0])?;
+                b::position(&format!("{k}[1]"), o[1])
+            })
+        };
+        resolution("resolution_m", m.resolution_m).map_err(key_err)?;
+        origin("origin_m", m.origin_m).map_err(key_err)?;
         if let Some(e) = &m.elevation {
-            if !positive(e.resolution_m) {
-                return Err(err(
-                    manifest_path,
-                    "key `elevation.resolution_m`: must be a positive number",
-                ));
-            }
-            if !(e.scale_m.is_finite() && e.offset_m.is_finite() && finite(e.origin_m)) {
-                return Err(err(
-                    manifest_path,
-                    "key `elevation`: scale_m, offset_m and origin_m must be finite",
-                ));
-            }
+            resolution("elevation.resolution_m", e.resolution_m).map_err(key_err)?;
+            origin("elevation.origin_m", e.origin_m).map_err(key_err)?;
+            b::position("elevation.scale_m", e.scale_m).map_err(key_err)?;
+            b::position("elevation.offset_m", e.offset_m).map_err(key_err)?;
         }
         Ok(m)
     }

@@ -2,6 +2,7 @@
 //! partial file is ever left behind as if complete (docs/formats.md lists every format).
 
 pub mod atomic;
+pub mod bounds;
 pub mod bridge_log;
 pub mod chunk;
 pub mod corridor_file;

@@ -181,19 +181,26 @@ fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
         image,
         resolution: num("resolution", None)?,
         origin,
-        negate: num("negate", Some(0.0))? != 0.0,
+        negate: match num("negate", Some(0.0))? {
+            0.0 => false,
+            1.0 => true,
+            v => {
+                let v = crate::formats::bounds::show(v);
+                return Err(err(file, format!("key `negate`: {v}, not 0 or 1")));
+            }
+        },
         occupied: num("occupied_thresh", Some(0.65))?,
         free: num("free_thresh", Some(0.196))?,
         mode,
         free_class,
         crs,
     };
-    if !(y.resolution.is_finite() && y.resolution > 0.0) {
-        return Err(err(file, "key `resolution`: must be a positive number"));
-    }
-    if !y.origin.iter().all(|v| v.is_finite()) {
-        return Err(err(file, "key `origin`: not three finite numbers"));
-    }
+    use crate::formats::bounds as b;
+    let key_err = |m: String| err(file, format!("key {m}"));
+    b::resolution("resolution", y.resolution).map_err(key_err)?;
+    b::position("origin[0]", y.origin[0]).map_err(key_err)?;
+    b::position("origin[1]", y.origin[1]).map_err(key_err)?;
+    b::angle_rad("origin[2]", y.origin[2]).map_err(key_err)?;
     if !(0.0..=1.0).contains(&y.free) || !(0.0..=1.0).contains(&y.occupied) || y.free > y.occupied {
         return Err(err(
             file,
@@ -502,7 +509,31 @@ mod tests {
             ),
             (
                 "image: a.pgm\nresolution: -1\norigin: [0, 0, 0]\n",
-                "positive",
+                "key `resolution`: -1 is outside 1e-4 to 10000 m",
+            ),
+            (
+                "image: a.pgm\nresolution: 1e-300\norigin: [0, 0, 0]\n",
+                "key `resolution`: 1e-300 is outside",
+            ),
+            (
+                "image: a.pgm\nresolution: 1.0e300\norigin: [0, 0, 0]\n",
+                "key `resolution`: 1e300 is outside",
+            ),
+            (
+                "image: a.pgm\nresolution: 0.1\norigin: [0, 0, 0]\nnegate: 0.5\n",
+                "key `negate`: 0.5, not 0 or 1",
+            ),
+            (
+                "image: a.pgm\nresolution: 0.1\norigin: [0, 0, 0]\nnegate: 2\n",
+                "key `negate`: 2, not 0 or 1",
+            ),
+            (
+                "image: a.pgm\nresolution: 0.1\norigin: [1.0e12, 0, 0]\n",
+                "key `origin[0]`: 1e12 is outside",
+            ),
+            (
+                "image: a.pgm\nresolution: 0.1\norigin: [0, 0, 1.0e300]\n",
+                "key `origin[2]`: 1e300 is outside",
             ),
             (
                 "image: a.pgm\nresolution: 0.1\norigin: [0, 0]\n",

@@ -162,15 +162,13 @@ impl Scenario {
         })?;
         s.file = file.to_string();
         let st = &s.start;
-        for (k, v) in [
-            ("start.x_m", st.x_m),
-            ("start.y_m", st.y_m),
-            ("start.yaw_rad", st.yaw_rad),
-            ("start.speed_mps", st.speed_mps),
-        ] {
-            if !v.is_finite() {
-                return Err(err(format!("key `{k}`: not a finite number")));
-            }
+        use crate::formats::bounds as b;
+        let key = |m: String| err(format!("key {m}"));
+        b::position("start.x_m", st.x_m).map_err(key)?;
+        b::position("start.y_m", st.y_m).map_err(key)?;
+        b::angle_rad("start.yaw_rad", st.yaw_rad).map_err(key)?;
+        if !st.speed_mps.is_finite() {
+            return Err(err("key `start.speed_mps`: not a finite number".into()));
         }
         if !(0.0..=MAX_START_SPEED_MPS).contains(&st.speed_mps) {
             return Err(err(format!(
@@ -184,7 +182,7 @@ impl Scenario {
         }
         if !(s.ground.slope_pct.is_finite()
             && s.ground.slope_pct.abs() <= 100.0
-            && s.ground.slope_dir_deg.is_finite())
+            && s.ground.slope_dir_deg.abs() <= b::MAX_ANGLE_DEG)
         {
             return Err(err(
                 "key `ground`: slope_pct in [−100, 100] and a finite slope_dir_deg".into(),
@@ -316,6 +314,59 @@ mod tests {
         }
     }
 
+    /// The start's place and heading within docs/formats.md "Bounds" (issue 63: a start
+    /// x of 1e12 and a yaw of 1e300 were taken).
+    #[test]
+    fn a_start_beyond_the_bounds_is_refused_naming_its_key() {
+        let text = |k: &str, v: f64| {
+            let mut j: serde_json::Value = serde_json::from_str(DEFAULT_SCENARIO).unwrap();
+            j["start"][k] = v.into();
+            j.to_string()
+        };
+        for (k, v, want) in [
+            (
+                "x_m",
+                1e12,
+                "key `start.x_m`: 1e12 is outside -1e8 to 1e8 m",
+            ),
+            (
+                "y_m",
+                -1.0000001e8,
+                "key `start.y_m`: -1.0000001e8 is outside",
+            ),
+            (
+                "yaw_rad",
+                1e300,
+                "key `start.yaw_rad`: 1e300 is outside -1e6 to 1e6 rad",
+            ),
+        ] {
+            let e = Scenario::from_json_str("s.json", &text(k, v)).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
+        Scenario::from_json_str("s.json", &text("yaw_rad", -1e6)).unwrap();
+    }
+
+    /// A polygon of more than 10,000 vertices is refused (issue 63: 100,000 took more than
+    /// 30 s in `sim`); 10,000 are taken.
+    #[test]
+    fn a_polygon_of_too_many_vertices_is_refused() {
+        let ring = |n: usize| {
+            let pts: Vec<String> = (0..n)
+                .map(|i| {
+                    let a = i as f64 * std::f64::consts::TAU / n as f64;
+                    format!("[{}, {}]", 60.0 + a.cos(), 30.0 + a.sin())
+                })
+                .collect();
+            format!(r#"[{{"polygon": {{"points": [{}]}}}}]"#, pts.join(","))
+        };
+        with("obstacles", &ring(10_000)).unwrap();
+        let e = with("obstacles", &ring(100_000)).unwrap_err().to_string();
+        assert!(
+            e.contains("obstacles[0]") && e.contains("`points`: 100000 vertices, more than 10000"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn a_start_far_from_the_route_is_found() {
         let s = Scenario::load(None).unwrap();
@@ -384,7 +435,15 @@ mod tests {
         for (json, want) in [
             (
                 r#"[{"circle": {"x_m": 5, "y_m": 0, "radius_m": 0}}]"#,
-                "positive radius",
+                "`radius_m` must be positive and at most 1e8 m, not 0",
+            ),
+            (
+                r#"[{"circle": {"x_m": 1e12, "y_m": 0, "radius_m": 1}}]"#,
+                "`x_m`: 1e12 is outside -1e8 to 1e8 m",
+            ),
+            (
+                r#"[{"box": {"x_m": 0, "y_m": 0, "half_length_m": 1, "half_width_m": 1, "yaw_rad": 1e300}}]"#,
+                "`yaw_rad`: 1e300 is outside",
             ),
             (
                 r#"[{"polygon": {"points": [[0, 0], [1, 1]]}}]"#,

@@ -153,6 +153,9 @@ pub fn read_csv(
     let headers = rd.headers().map_err(|e| ferr(e.to_string()))?.clone();
     let mut idx = [0usize; 14];
     for (k, c) in COLUMNS.iter().enumerate() {
+        if headers.iter().filter(|h| h == c).count() > 1 {
+            return Err(ferr(format!("column `{c}` appears twice in the header")));
+        }
         idx[k] = headers.iter().position(|h| h == *c).ok_or_else(|| {
             ferr(format!(
                 "missing column `{c}` (the columns: {})",
@@ -192,6 +195,25 @@ fn magnitudes(m: &Measurement) -> Result<(), (usize, String)> {
             6,
             format!("{a:?} m/s² is not a deceleration (> 0 expected)"),
         ));
+    }
+    // And each within its physical bound (docs/formats.md "Bounds").
+    use crate::formats::bounds as b;
+    let limits = [
+        (3, Some(m.speed_mps), b::MAX_SPEED_MPS, "m/s"),
+        (4, m.overshoot_mps, b::MAX_SPEED_MPS, "m/s"),
+        (5, m.stop_distance_m, b::MAX_POSITION_M, "m"),
+        (6, m.decel_mps2, b::MAX_ACCEL_MPS2, "m/s²"),
+        (7, m.tail_m, b::MAX_POSITION_M, "m"),
+        (8, m.stop_time_s, b::MAX_TIME_S, "s"),
+        (9, m.gap_m, b::MAX_POSITION_M, "m"),
+        (10, m.margin_used_m, b::MAX_POSITION_M, "m"),
+        (13, m.max_lateral_accel_mps2, b::MAX_ACCEL_MPS2, "m/s²"),
+    ];
+    for (k, v, max, unit) in limits {
+        if let Some(v) = v.filter(|v| v.abs() > max) {
+            let (v, max) = (b::show(v), b::show(max));
+            return Err((k, format!("{v} is beyond {max} {unit}")));
+        }
     }
     Ok(())
 }

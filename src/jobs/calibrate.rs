@@ -738,6 +738,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`class`") && e.contains("sand"), "{e}");
+        // Beyond the bounds of docs/formats.md "Bounds" (a stop at 1e308 m/s was taken).
+        for (from, to, want) in [
+            (
+                "dry,7,",
+                "dry,1e308,",
+                "`speed_mps`: 1e308 is beyond 100 m/s",
+            ),
+            (
+                "dry,7,",
+                "dry,100.5,",
+                "`speed_mps`: 100.5 is beyond 100 m/s",
+            ),
+            (",16,", ",1e9,", "`stop_distance_m`: 1e9 is beyond 1e8 m"),
+            (",1.6,", ",101,", "`decel_mps2`: 101 is beyond 100 m/s²"),
+        ] {
+            let e = read_csv("m.csv", good.replace(from, to).as_bytes())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("line 2") && e.contains(want), "{e}");
+        }
+        let at_bound = good.replace("dry,7,", "dry,100,");
+        assert!(read_csv("m.csv", at_bound.as_bytes()).is_ok());
+        let twice =
+            good.replacen("tail_m,", "tail_m,tail_m,", 1)
+                .replacen("0.08,", "0.08,0.08,", 1);
+        let e = read_csv("m.csv", twice.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("column `tail_m` appears twice"), "{e}");
         // A class with no stops.
         let rows = read_csv("m.csv", good.as_bytes()).unwrap();
         let e = calibrate(&Config::builtin(), &rows).unwrap_err();

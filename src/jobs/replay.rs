@@ -125,6 +125,8 @@ impl Replayer {
 
     /// Replays one record.
     pub fn step(&mut self, rec: &Record) -> Result<ReplayRow, String> {
+        // The readers check too (so that --skip-bad can skip); this holds for every source.
+        rec.check_bounds()?;
         let relocated = self.jumped(rec);
         if relocated {
             self.chain.relocate(rec.state.pose);

@@ -200,6 +200,7 @@ impl ActorPose {
 impl ActorSpec {
     /// Checks the actor; the message names what is wrong (the caller names the actor).
     pub fn validate(&self) -> Result<(), String> {
+        use crate::formats::bounds as b;
         let finite = |k: &str, v: f64| {
             if v.is_finite() {
                 Ok(())
@@ -212,8 +213,8 @@ impl ActorSpec {
             return Err("`start.at_s` must be 0 or more".into());
         }
         if let Some(t) = &self.start.trigger {
-            finite("start.trigger.x_m", t.x_m)?;
-            finite("start.trigger.y_m", t.y_m)?;
+            b::position("start.trigger.x_m", t.x_m)?;
+            b::position("start.trigger.y_m", t.y_m)?;
             match (t.within_m, t.within_s) {
                 (None, None) => return Err("`start.trigger` needs `within_m` or `within_s`".into()),
                 (a, b) => {
@@ -257,7 +258,7 @@ impl ActorSpec {
             ActorKind::Vehicle { length_m, width_m } => {
                 if [length_m, width_m]
                     .iter()
-                    .all(|v| v.is_finite() && **v > 0.0)
+                    .all(|v| **v > 0.0 && **v <= crate::formats::bounds::MAX_POSITION_M)
                 {
                     Ok(())
                 } else {
@@ -271,6 +272,7 @@ impl ActorSpec {
     }
 
     fn validate_motion(&self) -> Result<(), String> {
+        use crate::formats::bounds as b;
         match &self.motion {
             Motion::Waypoints(w) => {
                 if w.is_empty() {
@@ -280,9 +282,11 @@ impl ActorSpec {
                     return Err("`motion.waypoints[0].t_s` must be 0".into());
                 }
                 for (i, p) in w.iter().enumerate() {
-                    if !(p.t_s.is_finite() && p.x_m.is_finite() && p.y_m.is_finite()) {
+                    if !p.t_s.is_finite() {
                         return Err(format!("`motion.waypoints[{i}]`: not a finite number"));
                     }
+                    b::position(&format!("motion.waypoints[{i}].x_m"), p.x_m)?;
+                    b::position(&format!("motion.waypoints[{i}].y_m"), p.y_m)?;
                     if i > 0 && p.t_s <= w[i - 1].t_s {
                         return Err(format!("`motion.waypoints[{i}].t_s`: times must increase"));
                     }
@@ -296,15 +300,13 @@ impl ActorSpec {
                 speed_mps,
                 distance_m,
             } => {
-                for (k, v) in [("x_m", x_m), ("y_m", y_m), ("heading_rad", heading_rad)] {
-                    if !v.is_finite() {
-                        return Err(format!("`motion.straight.{k}` is not a finite number"));
-                    }
-                }
+                b::position("motion.straight.x_m", *x_m)?;
+                b::position("motion.straight.y_m", *y_m)?;
+                b::angle_rad("motion.straight.heading_rad", *heading_rad)?;
                 if !(speed_mps.is_finite() && *speed_mps > 0.0 && *speed_mps <= 50.0) {
                     return Err("`motion.straight.speed_mps` must be in (0, 50] m/s".into());
                 }
-                if !(distance_m.is_finite() && *distance_m > 0.0) {
+                if !(*distance_m > 0.0 && *distance_m <= b::MAX_POSITION_M) {
                     return Err("`motion.straight.distance_m` must be positive".into());
                 }
                 Ok(())
@@ -314,11 +316,10 @@ impl ActorSpec {
                 y_m,
                 heading_rad,
             } => {
-                if [x_m, y_m, heading_rad].iter().all(|v| v.is_finite()) {
-                    Ok(())
-                } else {
-                    Err("`motion.stand`: not a finite number".into())
-                }
+                b::position("motion.stand.x_m", *x_m)?;
+                b::position("motion.stand.y_m", *y_m)?;
+                b::angle_rad("motion.stand.heading_rad", *heading_rad)?;
+                Ok(())
             }
         }
     }

@@ -36,12 +36,24 @@ pub enum Obstacle {
 /// Checks an obstacle's numbers: finite, a positive radius or half size, a polygon of
 /// three or more corners.
 pub fn validate_obstacle(o: &Obstacle) -> Result<(), String> {
-    let finite = |vals: &[f64]| vals.iter().all(|v| v.is_finite());
+    use crate::formats::bounds as b;
+    // Places within the position bound; sizes positive and within it too.
+    let place = |k: &str, v: f64| b::position(k, v).map(|_| ());
+    let size = |k: &str, v: f64| {
+        if v > 0.0 && v <= b::MAX_POSITION_M {
+            Ok(())
+        } else {
+            let (v, max) = (b::show(v), b::show(b::MAX_POSITION_M));
+            Err(format!(
+                "`{k}` must be positive and at most {max} m, not {v}"
+            ))
+        }
+    };
     match o {
         Obstacle::Circle { x_m, y_m, radius_m } => {
-            if !finite(&[*x_m, *y_m, *radius_m]) || *radius_m <= 0.0 {
-                return Err("a circle needs a finite centre and a positive radius".into());
-            }
+            place("x_m", *x_m)?;
+            place("y_m", *y_m)?;
+            size("radius_m", *radius_m)?;
         }
         Obstacle::Box {
             x_m,
@@ -50,12 +62,11 @@ pub fn validate_obstacle(o: &Obstacle) -> Result<(), String> {
             half_width_m,
             yaw_rad,
         } => {
-            if !finite(&[*x_m, *y_m, *half_length_m, *half_width_m, *yaw_rad])
-                || *half_length_m <= 0.0
-                || *half_width_m <= 0.0
-            {
-                return Err("a box needs finite numbers and positive half sizes".into());
-            }
+            place("x_m", *x_m)?;
+            place("y_m", *y_m)?;
+            size("half_length_m", *half_length_m)?;
+            size("half_width_m", *half_width_m)?;
+            b::angle_rad("yaw_rad", *yaw_rad)?;
         }
         Obstacle::Polygon { points } => {
             if points.len() < 3 {
@@ -64,8 +75,10 @@ pub fn validate_obstacle(o: &Obstacle) -> Result<(), String> {
                     points.len()
                 ));
             }
-            if !points.iter().all(|p| finite(p)) {
-                return Err("a polygon corner is not a finite number".into());
+            b::vertices("points", points.len())?;
+            for (i, p) in points.iter().enumerate() {
+                place(&format!("points[{i}][0]"), p[0])?;
+                place(&format!("points[{i}][1]"), p[1])?;
             }
         }
     }

@@ -164,8 +164,8 @@ fn bad_outputs_and_far_routes_fail_before_the_build() {
     let far = dir.path().join("far.json");
     std::fs::write(
         &far,
-        r#"{"name": "far away", "points": [{"x": 1e15, "y": 1e15, "speed_mps": 1},
-                                           {"x": 1.1e15, "y": 1e15, "speed_mps": 1}]}"#,
+        r#"{"name": "far away", "points": [{"x": 1e7, "y": 1e7, "speed_mps": 1},
+                                           {"x": 1.1e7, "y": 1e7, "speed_mps": 1}]}"#,
     )
     .unwrap();
     let (code, _, err) = run(&[
@@ -179,6 +179,22 @@ fn bad_outputs_and_far_routes_fail_before_the_build() {
     assert_eq!(code, 1);
     assert!(
         err.contains("far.json") && err.contains("outside the map"),
+        "{err}"
+    );
+    // Beyond the position bound (docs/formats.md "Bounds"), refused as it is read.
+    let text = std::fs::read_to_string(&far).unwrap().replace("e7", "e15");
+    std::fs::write(&far, text).unwrap();
+    let (code, _, err) = run(&[
+        "corridor",
+        "build",
+        "--route",
+        far.to_str().unwrap(),
+        "--out",
+        o,
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("far.json: point 0: `x`: 1e15 is outside -1e8 to 1e8 m"),
         "{err}"
     );
     let (code, _, err) = run(&["corridor", "build", "--out", o, "--max-cells", "1000"]);

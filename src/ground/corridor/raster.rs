@@ -402,6 +402,49 @@ mod tests {
         assert!(Corridor::from_bytes("c.acor", &base.to_bytes()).is_ok());
     }
 
+    /// The cell size and the edges within docs/formats.md "Bounds": a resolution of
+    /// 5e-324 m, or a far edge at +inf, passed `info` and `export` (issue 63).
+    #[test]
+    fn a_header_beyond_the_bounds_is_refused_naming_it() {
+        let base = corridor_of(6, 5, &[false; 30], 0.5);
+        type Change = fn(&mut Grid<f32>);
+        let cases: [(Change, &str); 5] = [
+            (
+                |g| g.resolution_m = 5e-324,
+                "the `resolution`: 5e-324 is outside",
+            ),
+            (
+                |g| g.resolution_m = 1.5e4,
+                "the `resolution`: 15000 is outside",
+            ),
+            (
+                |g| g.origin_m[0] = 1e300,
+                "the `origin x`: 1e300 is outside",
+            ),
+            (
+                |g| g.origin_m[1] = -1.5e8,
+                "the `origin y`: -1.5e8 is outside",
+            ),
+            (
+                |g| g.origin_m[0] = 1e8 - 1.0,
+                "the `right edge`: 1.00000002e8",
+            ),
+        ];
+        for (change, want) in cases {
+            let mut c = base.clone();
+            change(&mut c.grid);
+            let e = Corridor::from_bytes("c.acor", &c.to_bytes()).unwrap_err();
+            assert!(
+                e.to_string().contains("c.acor") && e.to_string().contains(want),
+                "{e}"
+            );
+        }
+        // At the ends of the bounds: taken.
+        let mut c = corridor_of(6, 5, &[false; 30], 1e-4);
+        c.grid.origin_m = [-1e8, 1e8 - 1.0];
+        assert!(Corridor::from_bytes("c.acor", &c.to_bytes()).is_ok());
+    }
+
     /// A built corridor records the hashes of its inputs; they survive the file, change
     /// with a map cell or a route point, and older files (without them) still load.
     #[test]
