@@ -157,7 +157,7 @@ mod tests {
         c.crs = Some(crate::ground::Crs::parse("EPSG:32633").unwrap());
         let band = crate::formats::geotiff::read_band(
             std::path::Path::new("c.tif"),
-            corridor_geotiff(&c).unwrap(),
+            corridor_geotiff(&c).unwrap().into(),
         )
         .unwrap();
         assert_eq!(band.crs, c.crs);

@@ -7,16 +7,21 @@
 //! GeographicTypeGeoKey (2048), ProjectedCSTypeGeoKey (3072) and ProjLinearUnitsGeoKey
 //! (3076). GDAL's nodata tag (42113) marks missing elevation.
 
-use crate::formats::map_manifest::{MAX_MAP_PIXELS, MapError, err};
+use crate::formats::map_manifest::{Image, MAX_MAP_PIXELS, MapError, err};
 use crate::ground::Crs;
 use crate::ground::map::{Grid, MapClass};
 use std::path::Path as FsPath;
 use tiff::decoder::{Decoder, DecodingResult, Limits};
 use tiff::tags::Tag;
 
-/// A band of a GeoTIFF with its place: its pixels as the file holds them (a class raster
-/// of bytes stays bytes until it becomes classes), row 0 the north edge.
-#[derive(Debug)]
+/// A source the decoder can seek in: a file, or bytes in memory.
+pub trait ReadSeek: std::io::Read + std::io::Seek {}
+impl<T: std::io::Read + std::io::Seek> ReadSeek for T {}
+
+/// A band of a GeoTIFF with its place, its pixels still in the file: they are decoded a
+/// strip or tile at a time straight into the grid that is built of them, so that a map's
+/// peak memory is its grid and one chunk, not the file's pixels as well (a 16384² float64
+/// elevation took 3.15 GB; issue 63). Row 0 is the north edge.
 pub struct GeoBand {
     pub width: usize,
     pub height: usize,
@@ -25,30 +30,83 @@ pub struct GeoBand {
     pub origin_m: [f64; 2],
     pub crs: Option<Crs>,
     pub nodata: Option<f64>,
-    data: DecodingResult,
+    integer: bool,
+    dec: Decoder<Box<dyn ReadSeek>>,
+}
+
+impl std::fmt::Debug for GeoBand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeoBand")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("resolution_m", &self.resolution_m)
+            .field("origin_m", &self.origin_m)
+            .field("crs", &self.crs)
+            .field("nodata", &self.nodata)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The values of a decoded chunk as f64, in order: every integer and float type of the
+/// file fits exactly, up to 2⁵³.
+fn chunk_values(data: &DecodingResult) -> Box<dyn Iterator<Item = f64> + '_> {
+    match data {
+        DecodingResult::U8(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        DecodingResult::U16(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        DecodingResult::U32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        DecodingResult::U64(v) => Box::new(v.iter().map(|&x| x as f64)),
+        DecodingResult::I8(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        DecodingResult::I16(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        DecodingResult::I32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        DecodingResult::I64(v) => Box::new(v.iter().map(|&x| x as f64)),
+        DecodingResult::F32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        DecodingResult::F64(v) => Box::new(v.iter().copied()),
+    }
 }
 
 impl GeoBand {
     /// Whether the pixels are of an integer type (a class raster must be).
     pub fn is_integer(&self) -> bool {
-        !matches!(self.data, DecodingResult::F32(_) | DecodingResult::F64(_))
+        self.integer
     }
 
-    /// The pixels as f64, in order: every integer and float type of the file fits
-    /// exactly, up to 2⁵³.
-    fn values(&self) -> Box<dyn Iterator<Item = f64> + '_> {
-        match &self.data {
-            DecodingResult::U8(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            DecodingResult::U16(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            DecodingResult::U32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            DecodingResult::U64(v) => Box::new(v.iter().map(|&x| x as f64)),
-            DecodingResult::I8(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            DecodingResult::I16(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            DecodingResult::I32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            DecodingResult::I64(v) => Box::new(v.iter().map(|&x| x as f64)),
-            DecodingResult::F32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
-            DecodingResult::F64(v) => Box::new(v.iter().copied()),
+    /// Decodes the pixels a chunk at a time and hands each to `f` with its index in the
+    /// grid (row-major from the north edge); the chunks must tile the image exactly.
+    fn each_value(
+        &mut self,
+        path: &FsPath,
+        mut f: impl FnMut(usize, f64) -> Result<(), MapError>,
+    ) -> Result<(), MapError> {
+        let t = |e: tiff::TiffError| err(path, format!("GeoTIFF: {e}"));
+        let (w, h) = (self.width, self.height);
+        let (cw, ch) = self.dec.chunk_dimensions();
+        let (cw, ch) = ((cw as usize).min(w), (ch as usize).min(h));
+        let count = match self.dec.get_chunk_type() {
+            tiff::decoder::ChunkType::Strip => self.dec.strip_count(),
+            tiff::decoder::ChunkType::Tile => self.dec.tile_count(),
         }
+        .map_err(t)? as usize;
+        if cw == 0 || ch == 0 || count != w.div_ceil(cw) * h.div_ceil(ch) {
+            return Err(err(path, "the image's chunks do not tile its size"));
+        }
+        let across = w.div_ceil(cw);
+        for i in 0..count {
+            let (x0, y0) = ((i % across) * cw, (i / across) * ch);
+            let (dw, dh) = (cw.min(w - x0), ch.min(h - y0));
+            let data = self.dec.read_chunk(i as u32).map_err(t)?;
+            let mut n = 0;
+            for v in chunk_values(&data) {
+                if n == dw * dh {
+                    break;
+                }
+                f((y0 + n / dw) * w + x0 + n % dw, v)?;
+                n += 1;
+            }
+            if n != dw * dh || chunk_values(&data).nth(n).is_some() {
+                return Err(err(path, "the image's pixels do not match its size"));
+            }
+        }
+        Ok(())
     }
 
     /// A grid of `cells` in the band's place.
@@ -73,14 +131,16 @@ struct Place {
 /// Reads the first image of a GeoTIFF as one band with its georeference; `path` names the
 /// file in errors. A file without a georeference, with rotated or non-square pixels, more
 /// than one sample a pixel, or more than [`MAX_MAP_PIXELS`] pixels is refused.
-pub fn read_band(path: &FsPath, bytes: Vec<u8>) -> Result<GeoBand, MapError> {
+pub fn read_band(path: &FsPath, image: Image) -> Result<GeoBand, MapError> {
     let t = |e: tiff::TiffError| err(path, format!("GeoTIFF: {e}"));
     let mut limits = Limits::default();
     limits.decoding_buffer_size = (MAX_MAP_PIXELS * 8) as usize;
     limits.intermediate_buffer_size = (MAX_MAP_PIXELS * 8) as usize;
-    let mut dec = Decoder::new(std::io::Cursor::new(bytes))
-        .map_err(t)?
-        .with_limits(limits);
+    let input: Box<dyn ReadSeek> = match image {
+        Image::Bytes(b) => Box::new(std::io::Cursor::new(b)),
+        Image::File(f) => Box::new(f),
+    };
+    let mut dec = Decoder::new(input).map_err(t)?.with_limits(limits);
     let (w, h) = dec.dimensions().map_err(t)?;
     if w as u64 * h as u64 > MAX_MAP_PIXELS {
         return Err(err(
@@ -105,20 +165,25 @@ pub fn read_band(path: &FsPath, bytes: Vec<u8>) -> Result<GeoBand, MapError> {
         .get_tag_ascii_string(Tag::GdalNodata)
         .ok()
         .and_then(|s| s.trim().trim_end_matches('\0').parse::<f64>().ok());
-    let data = dec.read_image().map_err(t)?;
-    let band = GeoBand {
+    let integer = !is_float(&mut dec);
+    Ok(GeoBand {
         width: w as usize,
         height: h as usize,
         resolution_m: place.resolution_m,
         origin_m: place.origin_m,
         crs,
         nodata,
-        data,
-    };
-    if band.values().count() != band.width * band.height {
-        return Err(err(path, "the image's pixels do not match its size"));
-    }
-    Ok(band)
+        integer,
+        dec,
+    })
+}
+
+/// Whether the samples are IEEE floats (SampleFormat 3).
+fn is_float<R: std::io::Read + std::io::Seek>(dec: &mut Decoder<R>) -> bool {
+    dec.find_tag_unsigned_vec::<u16>(Tag::SampleFormat)
+        .ok()
+        .flatten()
+        .is_some_and(|f| f.first() == Some(&3))
 }
 
 /// The GeoKey directory as (key, value) pairs of the keys held in the directory itself
@@ -237,49 +302,55 @@ fn crs_of(path: &FsPath, keys: &[(u16, u16)]) -> Result<Option<Crs>, MapError> {
 /// not name is an error naming the pixel.
 pub fn class_grid(
     path: &FsPath,
-    band: &GeoBand,
+    mut band: GeoBand,
     lut: &[Option<MapClass>; 256],
 ) -> Result<Grid<MapClass>, MapError> {
     if !band.is_integer() {
         return Err(err(path, "a class GeoTIFF must hold integers, not floats"));
     }
-    let mut cells = Vec::with_capacity(band.width * band.height);
-    for (i, v) in band.values().enumerate() {
+    // Every cell is written below (the chunks tile the image); obstacle until then.
+    let width = band.width;
+    let mut cells = vec![MapClass::Obstacle; band.width * band.height];
+    band.each_value(path, |i, v| {
         let class = (0.0..=255.0)
             .contains(&v)
             .then(|| lut[v as usize])
             .flatten();
         match class {
-            Some(c) => cells.push(c),
-            None => {
-                return Err(err(
-                    path,
-                    format!(
-                        "pixel ({}, {}) has the value {v}, which the legend does not name",
-                        i % band.width,
-                        i / band.width
-                    ),
-                ));
+            Some(c) => {
+                cells[i] = c;
+                Ok(())
             }
+            None => Err(err(
+                path,
+                format!(
+                    "pixel ({}, {}) has the value {v}, which the legend does not name",
+                    i % width,
+                    i / width
+                ),
+            )),
         }
-    }
+    })?;
     Ok(band.grid(cells))
 }
 
 /// An elevation grid of a band: `offset_m + scale_m × value`; nodata cells (and NaN) are
 /// NaN, which the elevation's readers take as no elevation there.
-pub fn elevation_grid(band: &GeoBand, scale_m: f64, offset_m: f64) -> Grid<f32> {
-    let cells = band
-        .values()
-        .map(|v| {
-            if Some(v) == band.nodata || v.is_nan() {
-                f32::NAN
-            } else {
-                (offset_m + scale_m * v) as f32
-            }
-        })
-        .collect();
-    band.grid(cells)
+pub fn elevation_grid(
+    path: &FsPath,
+    mut band: GeoBand,
+    scale_m: f64,
+    offset_m: f64,
+) -> Result<Grid<f32>, MapError> {
+    let nodata = band.nodata;
+    let mut cells = vec![f32::NAN; band.width * band.height];
+    band.each_value(path, |i, v| {
+        if Some(v) != nodata && !v.is_nan() {
+            cells[i] = (offset_m + scale_m * v) as f32;
+        }
+        Ok(())
+    })?;
+    Ok(band.grid(cells))
 }
 
 #[cfg(test)]
@@ -380,14 +451,14 @@ mod tests {
         enc.write_image::<tiff::encoder::colortype::Gray8>(2, 2, &[1, 2, 3, 4])
             .unwrap();
         let p = std::path::Path::new("plain.tif");
-        let e = super::read_band(p, out.into_inner())
+        let e = super::read_band(p, out.into_inner().into())
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("plain.tif") && e.contains("no georeference"),
             "{e}"
         );
-        let e = super::read_band(p, b"II*\0garbage".to_vec())
+        let e = super::read_band(p, b"II*\0garbage".to_vec().into())
             .unwrap_err()
             .to_string();
         assert!(e.contains("plain.tif"), "{e}");

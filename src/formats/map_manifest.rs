@@ -88,12 +88,43 @@ pub const MAX_MAP_PIXELS: u64 = 1 << 28;
 /// elevation), and room for a header. A compressed image is smaller than its pixels.
 pub const MAX_IMAGE_BYTES: u64 = MAX_MAP_PIXELS * 8 + (64 << 20);
 
-/// Reads a map image (a manifest's, a map_server map's, a GeoTIFF), refusing what is not
-/// a regular file (a device such as /dev/zero, a pipe or a directory would be read
-/// without end or fail obscurely) and a file larger than [`MAX_IMAGE_BYTES`], before
-/// reading it.
-pub(crate) fn read_image(path: &FsPath) -> Result<Vec<u8>, MapError> {
-    use std::io::Read;
+/// A map image to read: bytes held already (the shipped map), or a checked file, which a
+/// GeoTIFF decodes a chunk at a time without holding the file.
+pub enum Image {
+    Bytes(Vec<u8>),
+    File(std::io::BufReader<std::fs::File>),
+}
+
+impl From<Vec<u8>> for Image {
+    fn from(b: Vec<u8>) -> Image {
+        Image::Bytes(b)
+    }
+}
+
+impl Image {
+    /// The whole image as bytes (for the PNG, PGM and other decoders that take them),
+    /// at most [`MAX_IMAGE_BYTES`] even if the file grows while it is read.
+    pub(crate) fn into_bytes(self, path: &FsPath) -> Result<Vec<u8>, MapError> {
+        use std::io::Read;
+        let f = match self {
+            Image::Bytes(b) => return Ok(b),
+            Image::File(f) => f,
+        };
+        let len = f.get_ref().metadata().map_or(0, |m| m.len());
+        let mut bytes = Vec::with_capacity(len.min(MAX_IMAGE_BYTES) as usize);
+        f.take(MAX_IMAGE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| err(path, e.to_string()))?;
+        if bytes.len() as u64 > MAX_IMAGE_BYTES {
+            return Err(err(path, "the file grew past the limit while it was read"));
+        }
+        Ok(bytes)
+    }
+}
+
+/// Opens a map image: it must be a regular file of at most [`MAX_IMAGE_BYTES`] (a device
+/// such as `/dev/zero` would be read without end), checked before anything is read.
+pub(crate) fn read_image(path: &FsPath) -> Result<Image, MapError> {
     let meta = std::fs::metadata(path).map_err(|e| err(path, e.to_string()))?;
     if !meta.is_file() {
         return Err(err(path, "not a regular file: a map image must be one"));
@@ -107,14 +138,8 @@ pub(crate) fn read_image(path: &FsPath) -> Result<Vec<u8>, MapError> {
             ),
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_IMAGE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| err(path, e.to_string()))?;
-    if bytes.len() as u64 > MAX_IMAGE_BYTES {
-        return Err(err(path, "the file grew past the limit while it was read"));
-    }
-    Ok(bytes)
+    let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
+    Ok(Image::File(std::io::BufReader::new(f)))
 }
 
 fn read_png(path: &FsPath, bytes: Vec<u8>) -> Result<(png::OutputInfo, Vec<u8>), MapError> {
@@ -191,10 +216,10 @@ impl Map {
     }
 
     /// Parses a manifest (named `manifest_path` in errors) whose images `read` gives.
-    pub fn from_manifest(
+    pub fn from_manifest<I: Into<Image>>(
         manifest_path: &FsPath,
         text: &str,
-        read: impl Fn(&FsPath) -> Result<Vec<u8>, MapError>,
+        read: impl Fn(&FsPath) -> Result<I, MapError>,
     ) -> Result<Map, MapError> {
         let m = MapManifest::parse(manifest_path, text)?;
         Map::from_parsed(manifest_path, m, read)
@@ -202,10 +227,10 @@ impl Map {
 
     /// The map of a checked manifest (named `manifest_path` in errors, its images read by
     /// `read` relative to it).
-    fn from_parsed(
+    fn from_parsed<I: Into<Image>>(
         manifest_path: &FsPath,
         m: MapManifest,
-        read: impl Fn(&FsPath) -> Result<Vec<u8>, MapError>,
+        read: impl Fn(&FsPath) -> Result<I, MapError>,
     ) -> Result<Map, MapError> {
         let dir = manifest_path.parent().unwrap_or(FsPath::new("."));
         let lut = legend_lut(manifest_path, &m.legend)?;
@@ -217,21 +242,27 @@ impl Map {
         };
         let img = dir.join(&m.image);
         let classes = if is_geotiff(&img) {
-            let band = geotiff::read_band(&img, read(&img)?)?;
+            let band = geotiff::read_band(&img, read(&img)?.into())?;
             let at = (m.resolution_m, m.origin_m);
             agree(manifest_path, "", at, &band)?;
             crs = same_crs(manifest_path, crs, &img, band.crs)?;
-            geotiff::class_grid(&img, &band, &lut)?
+            geotiff::class_grid(&img, band, &lut)?
         } else {
             let (res, origin) = required(manifest_path, "", m.resolution_m, m.origin_m)?;
-            class_grid(&img, read(&img)?, &lut, res, origin)?
+            class_grid(
+                &img,
+                read(&img)?.into().into_bytes(&img)?,
+                &lut,
+                res,
+                origin,
+            )?
         };
         let elevation = match &m.elevation {
             None => None,
             Some(e) => {
                 let path = dir.join(&e.image);
                 Some(if is_geotiff(&path) {
-                    let band = geotiff::read_band(&path, read(&path)?)?;
+                    let band = geotiff::read_band(&path, read(&path)?.into())?;
                     agree(
                         manifest_path,
                         "elevation.",
@@ -239,11 +270,17 @@ impl Map {
                         &band,
                     )?;
                     crs = same_crs(manifest_path, crs, &path, band.crs)?;
-                    geotiff::elevation_grid(&band, e.scale_m, e.offset_m)
+                    geotiff::elevation_grid(&path, band, e.scale_m, e.offset_m)?
                 } else {
                     let (res, origin) =
                         required(manifest_path, "elevation.", e.resolution_m, e.origin_m)?;
-                    elevation_grid(&path, read(&path)?, e, res, origin)?
+                    elevation_grid(
+                        &path,
+                        read(&path)?.into().into_bytes(&path)?,
+                        e,
+                        res,
+                        origin,
+                    )?
                 })
             }
         };

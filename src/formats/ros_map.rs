@@ -248,7 +248,7 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
         .unwrap_or(FsPath::new("."))
         .join(&y.image);
     // One read of the file: its header is checked before the pixels are decoded.
-    let bytes = crate::formats::map_manifest::read_image(&img_path)?;
+    let bytes = crate::formats::map_manifest::read_image(&img_path)?.into_bytes(&img_path)?;
     let reader = || {
         image::ImageReader::new(std::io::Cursor::new(&bytes))
             .with_guessed_format()

@@ -68,7 +68,14 @@ pub fn map_hash(map: &crate::ground::Map) -> [u8; 32] {
     h.update(g.resolution_m.to_le_bytes());
     h.update(g.origin_m[0].to_le_bytes());
     h.update(g.origin_m[1].to_le_bytes());
-    h.update(g.cells.iter().map(|c| *c as u8).collect::<Vec<u8>>());
+    // A piece at a time (the same digest as of the whole): a copy of a 2²⁸-cell map
+    // would double the memory a build holds.
+    let mut buf = Vec::with_capacity(1 << 16);
+    for piece in g.cells.chunks(1 << 16) {
+        buf.clear();
+        buf.extend(piece.iter().map(|c| *c as u8));
+        h.update(&buf);
+    }
     h.finalize().into()
 }
 
