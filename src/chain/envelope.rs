@@ -139,6 +139,10 @@ pub struct EnvelopeConfig {
     pub grips: GripTables,
 }
 
+/// The largest distance [`StopRule::stop_cap`] inverts, m: farther is taken as this far,
+/// whose cap (about 5·10⁴ m/s) is already above every speed limit.
+pub const STOP_CAP_DISTANCE_MAX_M: f64 = 1e9;
+
 /// The parameters of the stop rule for one point: `d_m`, `T` and `a`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct StopRule {
@@ -170,6 +174,8 @@ impl StopRule {
     }
 
     /// `d_stop(v) = d_m + |v| T + v²/(2a)` (vehicle-software.md "Trajectory Checker").
+    ///
+    /// (See [`StopRule::stop_cap`] for the largest distance it inverts.)
     pub fn stop_distance(&self, speed_mps: f64) -> f64 {
         let v = speed_mps.abs();
         self.obstacle_margin_m + v * self.stop_time_s + v * v / (2.0 * self.decel_mps2)
@@ -180,7 +186,10 @@ impl StopRule {
     ///
     /// The root of `v²/(2a) + T v − (d − d_m) = 0` is taken as `2r / (T + √(T² + 2r/a))`
     /// with `r = d − d_m`, which has no cancellation; the result is then stepped down
-    /// until `d_stop(v) ≤ d` holds in floating point too.
+    /// until `d_stop(v) ≤ d` holds in floating point too. A finite distance beyond
+    /// [`STOP_CAP_DISTANCE_MAX_M`] is taken as that distance (a lower cap, so the safe
+    /// side): near f64's end `v²` overflows and the steps down would take 10¹⁴ rounds (a
+    /// scan range of 1e308 in a fuzzed bag hung `replay`).
     pub fn stop_cap(&self, distance_m: f64) -> f64 {
         let r = distance_m - self.obstacle_margin_m;
         // `!(r > 0)` also catches NaN.
@@ -190,10 +199,16 @@ impl StopRule {
         if r == f64::INFINITY {
             return f64::INFINITY;
         }
+        let distance_m = distance_m.min(STOP_CAP_DISTANCE_MAX_M);
+        let r = distance_m - self.obstacle_margin_m;
         let t = self.stop_time_s;
         let mut v = 2.0 * r / (t + (t * t + 2.0 * r / self.decel_mps2).sqrt());
+        // A few ulps at most (the root has no cancellation); bounded all the same, then
+        // halved toward 0, which always satisfies the bound.
+        let mut steps = 0;
         while v > 0.0 && self.stop_distance(v) > distance_m {
-            v = v.next_down();
+            v = if steps < 64 { v.next_down() } else { v * 0.5 };
+            steps += 1;
         }
         v.max(0.0)
     }
@@ -313,6 +328,25 @@ mod tests {
         assert_eq!(u.decel_mps2, 1.2);
         assert_eq!(u.obstacle_margin_m, 2.6);
         assert_eq!(u.lateral_accel_max_mps2, 1.5);
+    }
+
+    /// Distances up to f64's end end at once and keep `d_stop(cap) <= d` (a scan range of
+    /// 1e308 hung `replay`: `v²` overflowed and `v` was stepped down an ulp at a time).
+    #[test]
+    fn stop_cap_of_a_huge_distance_ends_and_holds_its_bound() {
+        let r = rule(GroundClass::Gravel);
+        for d in [1e6, 1e9, 1e12, 1e100, 7.5e307, 1e308, f64::MAX] {
+            let v = r.stop_cap(d);
+            assert!(v > 0.0 && v.is_finite(), "{d}: {v}");
+            assert!(r.stop_distance(v) <= d, "{d}: {v}");
+            assert!(
+                v >= r.stop_cap(1e6),
+                "{d}: {v} is lower than the cap of 1e6 m"
+            );
+        }
+        // Below the clamp the cap is the largest speed: a step up breaks the bound.
+        let v = r.stop_cap(1e6);
+        assert!(r.stop_distance(v.next_up()) > 1e6);
     }
 
     #[test]

@@ -77,7 +77,7 @@ impl GeoBand {
         path: &FsPath,
         mut f: impl FnMut(usize, f64) -> Result<(), MapError>,
     ) -> Result<(), MapError> {
-        let t = |e: tiff::TiffError| err(path, format!("GeoTIFF: {e}"));
+        let t = |e: tiff::TiffError| tiff_error(path, e);
         let (w, h) = (self.width, self.height);
         let (cw, ch) = self.dec.chunk_dimensions();
         let (cw, ch) = ((cw as usize).min(w), (ch as usize).min(h));
@@ -132,7 +132,7 @@ struct Place {
 /// file in errors. A file without a georeference, with rotated or non-square pixels, more
 /// than one sample a pixel, or more than [`MAX_MAP_PIXELS`] pixels is refused.
 pub fn read_band(path: &FsPath, image: Image) -> Result<GeoBand, MapError> {
-    let t = |e: tiff::TiffError| err(path, format!("GeoTIFF: {e}"));
+    let t = |e: tiff::TiffError| tiff_error(path, e);
     let mut limits = Limits::default();
     limits.decoding_buffer_size = (MAX_MAP_PIXELS * 8) as usize;
     limits.intermediate_buffer_size = (MAX_MAP_PIXELS * 8) as usize;
@@ -176,6 +176,17 @@ pub fn read_band(path: &FsPath, image: Image) -> Result<GeoBand, MapError> {
         integer,
         dec,
     })
+}
+
+/// The decoder's error, cut to 300 characters: it may list a tag of any length (a
+/// fuzzed file's BitsPerSample of 40,000 values made a message of 260 kB).
+fn tiff_error(path: &FsPath, e: tiff::TiffError) -> MapError {
+    let mut m = e.to_string();
+    if let Some((cut, _)) = m.char_indices().nth(300) {
+        m.truncate(cut);
+        m.push_str(" …");
+    }
+    err(path, format!("GeoTIFF: {m}"))
 }
 
 /// Whether the samples are IEEE floats (SampleFormat 3).

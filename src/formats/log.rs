@@ -72,6 +72,15 @@ impl Record {
         b::speed(k[4], s.speed_mps)?;
         b::magnitude(k[5], s.yaw_rate_rps, b::MAX_YAW_RATE_RPS, "rad/s")?;
         b::magnitude(k[6], s.grade, b::MAX_GRADE, "(rise over run)")?;
+        if let Some(r) = self.scan.as_ref().and_then(|s| {
+            s.iter()
+                .position(|r| *r != f64::INFINITY && !(0.0..=b::MAX_POSITION_M).contains(r))
+        }) {
+            let v = b::show(self.scan.as_ref().expect("a scan")[r]);
+            return Err(format!(
+                "`scan[{r}]`: {v} is outside 0 to 1e8 m (or null for no return)"
+            ));
+        }
         if let Some(c) = &self.logged {
             b::speed(k[7], c.speed_mps)?;
             b::magnitude(k[8], c.curvature_per_m, b::MAX_CURVATURE_PER_M, "1/m")?;

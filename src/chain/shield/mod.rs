@@ -1024,11 +1024,16 @@ fn arc_point(kappa: f64, s: f64) -> (f64, f64) {
     }
 }
 
-/// The largest speed with `v² |κ| ≤ a_lat` in floating point too.
+/// The largest speed with `v² |κ| ≤ a_lat` in floating point too. The root is held
+/// below √f64::MAX so that `v²` stays finite (a curvature of 5e-324 gave an infinite
+/// root, stepped down an ulp at a time without end), and the steps down are bounded,
+/// then halve.
 fn corner_cap(a_lat: f64, k: f64) -> f64 {
-    let mut v = (a_lat / k).sqrt();
+    let mut v = (a_lat / k).sqrt().min(f64::MAX.sqrt());
+    let mut steps = 0;
     while v > 0.0 && v * v * k > a_lat {
-        v = v.next_down();
+        v = if steps < 64 { v.next_down() } else { v * 0.5 };
+        steps += 1;
     }
     v
 }
@@ -1055,6 +1060,22 @@ mod reference_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The corner cap ends at once for any positive curvature and keeps `v² κ ≤ a_lat`
+    /// (a curvature of 5e-324 stepped an infinite root down an ulp at a time).
+    #[test]
+    fn the_corner_cap_ends_for_any_curvature() {
+        for k in [5e-324, 1e-300, 1e-160, 1e-12, 0.2, 1e300, f64::MAX] {
+            let v = corner_cap(1.5, k);
+            assert!(v.is_finite() && v >= 0.0 && v * v * k <= 1.5, "{k}: {v}");
+            if (1e-12..=1e3).contains(&k) {
+                assert!(
+                    v.next_up() * v.next_up() * k > 1.5,
+                    "{k}: {v} is not the largest"
+                );
+            }
+        }
+    }
     use proptest::prelude::*;
 
     fn shield() -> Shield {

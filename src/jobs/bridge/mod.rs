@@ -6,6 +6,7 @@
 pub mod client;
 pub mod conn;
 mod control;
+pub use control::parse_request;
 pub mod server;
 
 use crate::plant::dbw::{DbwCommands, GearCmd};
