@@ -49,11 +49,28 @@ impl Path {
     pub fn load_named_on(path: &FsPath, map_crs: Option<Crs>) -> Result<Path, PathError> {
         let bare = path.parent().is_none_or(|d| d.as_os_str().is_empty());
         if bare && !path.exists() {
-            if let Some(r) = path.to_str().and_then(Path::builtin) {
-                return Ok(r);
-            }
+            let name = path.to_str().unwrap_or("");
+            return Path::builtin_named(name).ok_or_else(|| PathError {
+                file: path.display().to_string(),
+                message: format!(
+                    "no such file, nor a shipped route of that name (the shipped: {})",
+                    Path::BUILTIN.join(", ")
+                ),
+            });
         }
         Path::load_on(path, map_crs)
+    }
+
+    /// A shipped route by its name, with or without `.json` (`straight_lane` is
+    /// `straight_lane.json`; the GeoJSON form needs its `.geojson`).
+    pub fn builtin_named(name: &str) -> Option<Path> {
+        Path::builtin(name).or_else(|| {
+            std::path::Path::new(name)
+                .extension()
+                .is_none()
+                .then(|| Path::builtin(&format!("{name}.json")))
+                .flatten()
+        })
     }
 
     /// The names of the shipped routes of `data/routes/`, built into the binary.
@@ -292,6 +309,28 @@ mod tests {
 
     /// The route PROJ wrote as longitude and latitude (tests/data/geotiff/make.py) lands on
     /// the UTM points it came from, to a millimetre, on a map in UTM zone 15N.
+    /// A shipped route's name works with or without `.json`, as `--help` says (issue 64:
+    /// `route check straight_lane` said "No such file"); an unknown bare name lists the
+    /// shipped ones; a file of that name comes first.
+    #[test]
+    fn a_shipped_route_is_found_by_its_name_with_or_without_json() {
+        let bare = Path::load_named_on(FsPath::new("straight_lane"), None).unwrap();
+        let full = Path::load_named_on(FsPath::new("straight_lane.json"), None).unwrap();
+        assert_eq!(bare.len(), full.len());
+        assert!(bare.len() > 2);
+        assert!(Path::builtin_named("straight_lane.geojson").is_some());
+        assert!(Path::builtin_named("straight_lane.txt").is_none());
+        let e = Path::load_named_on(FsPath::new("straight_lanes"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("straight_lanes")
+                && e.contains("nor a shipped route")
+                && e.contains("field_loop.json"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn a_lon_lat_route_is_projected_onto_the_maps_crs() {
         let crs = Crs::parse("EPSG:32615").ok();

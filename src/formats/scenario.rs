@@ -226,7 +226,7 @@ impl Scenario {
                 if let Some(p) = dir.map(|d| d.join(n)).filter(|p| p.exists()) {
                     return Path::load(&p).or_else(|e| self.route_on_map(&p, e));
                 }
-                Path::builtin(n).ok_or_else(|| ScenarioError::Key {
+                Path::builtin_named(n).ok_or_else(|| ScenarioError::Key {
                     file: self.file.clone(),
                     message: format!("key `route`: no route `{n}` beside the scenario or shipped"),
                 })
