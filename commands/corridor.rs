@@ -53,7 +53,9 @@ struct ExportArgs {
 /// corridor.lane_reach_m of the route; cells of other classes join within
 /// corridor.local_reach_m where the route's class at the nearest route point is that
 /// class (the class of either end of the nearest route segment); obstacle and unknown
-/// cells never join. The raster covers the route's bounding box grown by the larger reach
+/// cells never join (a map_server map's grey 205 and a class GeoTIFF's nodata are
+/// unknown), and the cells of unknown ground within reach are counted on stderr. The
+/// raster covers the route's bounding box grown by the larger reach
 /// and the scan reach corridor.range_m, clipped to the map, at the map's resolution. Each
 /// cell stores d_c, the exact distance from its centre to the nearest excluded cell's
 /// square or the raster's edge, rounded down to f32: a true lower bound. A route entirely
@@ -173,11 +175,11 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
     ])?;
     let bar = crate::output::progress(global, 1000, "building corridor");
     let cfg = &config.control.corridor;
-    let c = corridor::build_limited(&map, &route, cfg, a.max_cells, |f| {
+    let built = corridor::build_reported(&map, &route, cfg, a.max_cells, |f| {
         bar.set_position((f * 1000.0) as u64)
     });
     bar.finish_and_clear();
-    let c = c?;
+    let (c, report) = built?;
     if output::is_stdout(&a.out) {
         output::write_output(&a.out, &c.to_bytes())?;
     } else {
@@ -194,6 +196,13 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         100.0 * inside as f64 / g.cells.len() as f64,
         t0.elapsed().as_secs_f64()
     ));
+    if report.unknown_cells > 0 {
+        global.status(&format!(
+            "{} cells of unknown ground within reach of the route ({:.0} m²) left out of the corridor",
+            report.unknown_cells,
+            report.unknown_cells as f64 * g.resolution_m * g.resolution_m
+        ));
+    }
     if let (Some(img), Some(format)) = (&a.image, image_format) {
         let bytes = acres::plot::corridor_image(&c, &map, Some(&route), format)?;
         output::write_output(img, &bytes)?;

@@ -309,8 +309,9 @@ fn crs_of(path: &FsPath, keys: &[(u16, u16)]) -> Result<Option<Crs>, MapError> {
     }
 }
 
-/// A class grid of an integer band through the legend's lookup; a value the legend does
-/// not name is an error naming the pixel.
+/// A class grid of an integer band through the legend's lookup; the band's nodata value
+/// is unknown ground (unless the legend names it), and a value the legend does not name
+/// is an error naming the pixel.
 pub fn class_grid(
     path: &FsPath,
     mut band: GeoBand,
@@ -321,12 +322,14 @@ pub fn class_grid(
     }
     // Every cell is written below (the chunks tile the image); obstacle until then.
     let width = band.width;
+    let nodata = band.nodata;
     let mut cells = vec![MapClass::Obstacle; band.width * band.height];
     band.each_value(path, |i, v| {
         let class = (0.0..=255.0)
             .contains(&v)
             .then(|| lut[v as usize])
-            .flatten();
+            .flatten()
+            .or((Some(v) == nodata).then_some(MapClass::Unknown));
         match class {
             Some(c) => {
                 cells[i] = c;
@@ -413,6 +416,27 @@ mod tests {
         assert!((z - 252.0).abs() < 1e-3, "{z}");
         assert!(e.at(500_001.0, 4_982_999.0).unwrap().is_nan());
         assert_eq!(e.bilinear(500_001.0, 4_982_999.0), None);
+    }
+
+    /// A class raster with a declared nodata value (rasterio's 255; make.py): its holes
+    /// are unknown ground, not an error ("value 255 not in the legend", issue 64).
+    #[test]
+    fn a_class_geotiff_s_nodata_is_unknown_ground() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(data("classes_nodata.tif"), dir.path().join("c.tif")).unwrap();
+        let manifest = dir.path().join("map.json");
+        std::fs::write(
+            &manifest,
+            r#"{"image": "c.tif", "legend": {"3": "gravel", "7": "field", "9": "obstacle"}}"#,
+        )
+        .unwrap();
+        let m = Map::load(&manifest).unwrap();
+        assert_eq!(
+            m.classes.at(500_005.0, 4_982_995.0),
+            Some(MapClass::Unknown)
+        );
+        assert_eq!(m.classes.at(500_015.0, 4_982_995.0), Some(MapClass::Field));
+        assert_eq!(m.classes.at(500_015.0, 4_982_982.0), Some(MapClass::Gravel));
     }
 
     #[test]

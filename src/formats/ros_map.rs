@@ -36,14 +36,22 @@ struct RosYaml {
     mode: Mode,
     free_class: MapClass,
     crs: Option<crate::ground::Crs>,
+    /// Whether the grey 205 is unknown whatever the thresholds (`acres_grey_unknown`).
+    grey_unknown: bool,
 }
 
+/// The grey map_saver writes for unknown cells. Its occupancy, 50/255 = 0.196, is below
+/// ROS 2's default `free_thresh` of 0.25, so map_server reads it as free: a corridor
+/// would then cover ground the robot never saw.
+const MAP_SAVER_UNKNOWN: u8 = 205;
+
 /// The acres keys of a map_server YAML (map_server ignores them): the class of free
-/// ground (`acres_free_class`, grass_lane by default) and the CRS (`acres_crs`).
+/// ground (`acres_free_class`, grass_lane by default), the CRS (`acres_crs`) and whether
+/// map_saver's grey is unknown (`acres_grey_unknown`, true by default).
 fn acres_keys(
     file: &FsPath,
     doc: &Yaml,
-) -> Result<(MapClass, Option<crate::ground::Crs>), MapError> {
+) -> Result<(MapClass, Option<crate::ground::Crs>, bool), MapError> {
     let free_class = match doc["acres_free_class"].as_str() {
         None => MapClass::GrassLane,
         Some(c) => serde_json::from_value(serde_json::Value::String(c.into())).map_err(|_| {
@@ -59,7 +67,14 @@ fn acres_keys(
             crate::ground::Crs::parse(c).map_err(|m| err(file, format!("key `acres_crs`: {m}")))?,
         ),
     };
-    Ok((free_class, crs))
+    let grey_unknown = match &doc["acres_grey_unknown"] {
+        Yaml::BadValue | Yaml::Null => true,
+        Yaml::Boolean(b) => *b,
+        _ => {
+            return Err(err(file, "key `acres_grey_unknown`: not true or false"));
+        }
+    };
+    Ok((free_class, crs, grey_unknown))
 }
 
 /// The largest map_server YAML read, bytes (it holds a handful of keys).
@@ -176,7 +191,7 @@ fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
             ));
         }
     };
-    let (free_class, crs) = acres_keys(file, doc)?;
+    let (free_class, crs, grey_unknown) = acres_keys(file, doc)?;
     let y = RosYaml {
         image,
         resolution: num("resolution", None)?,
@@ -194,6 +209,7 @@ fn parse_yaml(file: &FsPath, text: &str) -> Result<RosYaml, MapError> {
         mode,
         free_class,
         crs,
+        grey_unknown,
     };
     use crate::formats::bounds as b;
     let key_err = |m: String| err(file, format!("key {m}"));
@@ -225,7 +241,7 @@ fn classify(y: &RosYaml, v: u8, alpha: u8) -> MapClass {
     };
     if p > y.occupied {
         MapClass::Obstacle
-    } else if p < y.free {
+    } else if p < y.free && !(y.grey_unknown && y.mode != Mode::Raw && v == MAP_SAVER_UNKNOWN) {
         y.free_class
     } else {
         MapClass::Unknown
@@ -380,6 +396,48 @@ mod tests {
 
     /// The same image turned by 0.5 rad about its lower-left corner: the box's centre
     /// (14, 9) moves to where the turn takes it; free ground takes the default class.
+    /// A map saved with ROS 2's thresholds (free_thresh 0.25): its grey band (205) stays
+    /// unknown and out of a corridor along it, and the build counts it; with
+    /// `acres_grey_unknown: false` it reads as map_server does, free, and joins.
+    #[test]
+    fn map_saver_grey_is_unknown_under_ros2_thresholds_unless_told() {
+        use crate::chain::path::{Path, PathPoint};
+        let m = load(&data("lane_ros2.yaml")).unwrap();
+        assert_eq!(m.classes.at(10.0, 20.0), Some(MapClass::Unknown));
+        assert_eq!(m.classes.at(10.0, 17.0), Some(MapClass::Gravel));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(data("lane.pgm"), dir.path().join("lane.pgm")).unwrap();
+        let yaml = std::fs::read_to_string(data("lane_ros2.yaml")).unwrap();
+        let free = dir.path().join("free.yaml");
+        std::fs::write(&free, format!("{yaml}acres_grey_unknown: false\n")).unwrap();
+        let as_map_server = load(&free).unwrap();
+        assert_eq!(as_map_server.classes.at(10.0, 20.0), Some(MapClass::Gravel));
+        let bad = dir.path().join("bad.yaml");
+        std::fs::write(&bad, format!("{yaml}acres_grey_unknown: maybe\n")).unwrap();
+        let e = load(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("bad.yaml") && e.contains("`acres_grey_unknown`"),
+            "{e}"
+        );
+        // A route 2.5 m below the grey band: the band is within reach, counted, and out.
+        let pt = |x: f64| PathPoint {
+            x,
+            y: 16.5,
+            speed_mps: 3.0,
+            class: Some(crate::ground::class::GroundClass::Gravel),
+            direction: Default::default(),
+        };
+        let route = Path::new("r", &[pt(0.0), pt(30.0)]).unwrap();
+        let cfg = crate::config::Config::builtin().control.corridor;
+        let build = |m| crate::ground::corridor::build_reported(m, &route, &cfg, 1 << 28, |_| {});
+        let (c, report) = build(&m).unwrap();
+        assert!(report.unknown_cells > 100, "{report:?}");
+        assert!(c.query(10.0, 19.5) <= 0.0);
+        let (c, report) = build(&as_map_server).unwrap();
+        assert_eq!(report.unknown_cells, 0);
+        assert!(c.query(10.0, 19.5) > 0.0);
+    }
+
     #[test]
     fn a_turned_origin_turns_the_map_about_its_corner() {
         let m = crate::ground::Map::load(&data("lane_turned.yaml")).unwrap();
@@ -406,6 +464,7 @@ mod tests {
             mode,
             free_class: MapClass::Field,
             crs: None,
+            grey_unknown: true,
         };
         let t = y(Mode::Trinary, false);
         assert_eq!(classify(&t, 0, 255), MapClass::Obstacle);
@@ -417,6 +476,24 @@ mod tests {
         assert_eq!(classify(&raw, 100, 255), MapClass::Obstacle);
         assert_eq!(classify(&raw, 0, 255), MapClass::Field);
         assert_eq!(classify(&raw, 255, 255), MapClass::Unknown);
+        // ROS 2's map_saver thresholds: map_server reads its grey 205 as free (occupancy
+        // 0.196 < 0.25); acres keeps it unknown unless `acres_grey_unknown: false`.
+        let ros2 = RosYaml {
+            free: 0.25,
+            ..y(Mode::Trinary, false)
+        };
+        assert_eq!(classify(&ros2, 205, 255), MapClass::Unknown);
+        assert_eq!(classify(&ros2, 206, 255), MapClass::Field);
+        let scale = RosYaml {
+            mode: Mode::Scale,
+            ..ros2.clone()
+        };
+        assert_eq!(classify(&scale, 205, 255), MapClass::Unknown);
+        let as_map_server = RosYaml {
+            grey_unknown: false,
+            ..ros2
+        };
+        assert_eq!(classify(&as_map_server, 205, 255), MapClass::Field);
     }
 
     /// An image that is no regular file (/dev/zero, a directory) is refused by name

@@ -60,13 +60,35 @@ pub fn build_limited(
     path: &Path,
     cfg: &CorridorConfig,
     max_cells: u64,
-    mut progress: impl FnMut(f64),
+    progress: impl FnMut(f64),
 ) -> Result<Corridor, BuildError> {
+    build_reported(map, path, cfg, max_cells, progress).map(|(c, _)| c)
+}
+
+/// What a build met that its user should know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BuildReport {
+    /// Cells within reach of the route (the larger of the lane and local reach) that
+    /// stayed out of the corridor because their ground is unknown.
+    pub unknown_cells: usize,
+}
+
+/// [`build_limited`] with its [`BuildReport`].
+pub fn build_reported(
+    map: &Map,
+    path: &Path,
+    cfg: &CorridorConfig,
+    max_cells: u64,
+    mut progress: impl FnMut(f64),
+) -> Result<(Corridor, BuildReport), BuildError> {
     let f = Frame::of(map, path, cfg, max_cells)?;
     // Pass 1 keeps the squared distance to the route in the buffer that later holds d_c
     // (peak memory: that buffer and a bitset).
     let mut cells = f.route_distances(path, cfg, &mut progress);
     progress(0.4);
+    let report = BuildReport {
+        unknown_cells: f.unknown_within_reach(cfg, &cells),
+    };
     let joined = f.joined(path, cfg, &cells);
     progress(0.6);
     let bit = |k: usize| joined[k / 64] >> (k % 64) & 1 == 1;
@@ -82,7 +104,7 @@ pub fn build_limited(
     let mut c = Corridor::new(grid, map.name.clone(), path.name());
     c.provenance = Some(super::raster::Provenance::of(map, path, cfg));
     c.crs = map.crs;
-    Ok(c)
+    Ok((c, report))
 }
 
 /// The corridor grid: the route's box grown by the larger reach and the scan reach,
@@ -170,6 +192,24 @@ impl Frame<'_> {
     }
 
     /// The map class of corridor cell (i, j) (j from the top); outside the map, unknown.
+    /// The cells of unknown ground (inside the map) within the larger reach of the route;
+    /// `cells` holds each cell's squared distance to the route.
+    fn unknown_within_reach(&self, cfg: &CorridorConfig, cells: &[f32]) -> usize {
+        let reach = cfg.lane_reach_m.max(cfg.local_reach_m);
+        let reach2 = (reach * reach) as f32;
+        let m = self.m;
+        cells
+            .iter()
+            .enumerate()
+            .filter(|&(k, &d2)| {
+                let (i, j) = (k % self.w, k / self.w);
+                let (mc, mr) = (self.c0 + i as i64, self.r0 + (self.h - 1 - j) as i64);
+                let inside = mc >= 0 && mr >= 0 && mc < m.width as i64 && mr < m.height as i64;
+                d2 <= reach2 && inside && self.class_at(i, j) == MapClass::Unknown
+            })
+            .count()
+    }
+
     fn class_at(&self, i: usize, j: usize) -> MapClass {
         let m = self.m;
         let mc = self.c0 + i as i64;

@@ -6,5 +6,5 @@ pub mod build;
 pub mod edt;
 pub mod raster;
 
-pub use build::{BuildError, MAX_CELLS, build, build_limited};
+pub use build::{BuildError, BuildReport, MAX_CELLS, build, build_limited, build_reported};
 pub use raster::{Corridor, Provenance};

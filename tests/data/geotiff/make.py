@@ -11,6 +11,7 @@ point.tif: classes.tif written as PixelIsPoint (AREA_OR_POINT=Point): GDAL moves
   point to the upper-left pixel's centre; the place is the same.
 lonlat.tif: a class raster in EPSG:4326 (degrees), which acres refuses.
 map.json: a manifest naming classes.tif and elevation.tif with their legend.
+classes_nodata.tif: classes.tif with nodata (255) over its western 10 m.
 route_lonlat.geojson: a route along the lane's centre line (northing 4982982) from easting
   500002 to 500038, as WGS84 longitude and latitude from PROJ; route_utm.txt the UTM
   points it came from, one "easting northing" a line.
@@ -73,3 +74,10 @@ route = {"type": "Feature",
          "geometry": {"type": "LineString",
                       "coordinates": [[lo, la] for lo, la in zip(lons, lats)]}}
 (here / "route_lonlat.geojson").write_text(json.dumps(route, indent=1) + "\n")
+
+# classes_nodata.tif: classes.tif with a declared nodata value (255) over its western
+# 10 m, as rasterio writes a class raster with holes; acres reads nodata as unknown.
+nodata_cls = cls.copy()
+nodata_cls[:, :20] = 255
+with rasterio.open(here / "classes_nodata.tif", "w", nodata=255, **profile) as ds:
+    ds.write(nodata_cls, 1)
