@@ -148,6 +148,22 @@ pub fn read_band(path: &FsPath, image: Image) -> Result<GeoBand, MapError> {
             format!("the image claims {w} × {h} pixels, more than the limit of {MAX_MAP_PIXELS}"),
         ));
     }
+    // The band count first, from its tag: the decoder refuses many multi-band layouts
+    // (4 bands of 16 bits) with a message of its own that says nothing of bands.
+    let bands = dec
+        .find_tag_unsigned::<u32>(Tag::SamplesPerPixel)
+        .ok()
+        .flatten()
+        .unwrap_or(1);
+    if bands != 1 {
+        return Err(err(
+            path,
+            format!(
+                "a map GeoTIFF must have one band, this one has {bands} (take one out with \
+                 `gdal_translate -b 1 IN OUT`)"
+            ),
+        ));
+    }
     match dec.colortype().map_err(t)? {
         tiff::ColorType::Gray(_) => {}
         other => {
@@ -441,6 +457,12 @@ mod tests {
 
     #[test]
     fn a_geographic_geotiff_and_disagreeing_manifests_are_refused() {
+        // Four bands of 16 bits (rasterio): named as bands, not the decoder's words.
+        let e = Map::load(&data("bands4.tif")).unwrap_err().to_string();
+        assert!(
+            e.contains("bands4.tif") && e.contains("must have one band, this one has 4"),
+            "{e}"
+        );
         let e = Map::load(&data("lonlat.tif")).unwrap_err().to_string();
         assert!(
             e.contains("lonlat.tif") && e.contains("EPSG:4326") && e.contains("degrees"),

@@ -12,6 +12,7 @@ point.tif: classes.tif written as PixelIsPoint (AREA_OR_POINT=Point): GDAL moves
 lonlat.tif: a class raster in EPSG:4326 (degrees), which acres refuses.
 map.json: a manifest naming classes.tif and elevation.tif with their legend.
 classes_nodata.tif: classes.tif with nodata (255) over its western 10 m.
+bands4.tif: four bands of uint16, refused as not one band.
 route_lonlat.geojson: a route along the lane's centre line (northing 4982982) from easting
   500002 to 500038, as WGS84 longitude and latitude from PROJ; route_utm.txt the UTM
   points it came from, one "easting northing" a line.
@@ -81,3 +82,8 @@ nodata_cls = cls.copy()
 nodata_cls[:, :20] = 255
 with rasterio.open(here / "classes_nodata.tif", "w", nodata=255, **profile) as ds:
     ds.write(nodata_cls, 1)
+
+# bands4.tif: four bands of uint16 (an RGBA export), which acres refuses as not one band.
+with rasterio.open(here / "bands4.tif", "w", driver="GTiff", width=8, height=8, count=4,
+                   dtype="uint16", crs=crs, transform=from_origin(x0, y0, res, res)) as ds:
+    ds.write(np.ones((4, 8, 8), np.uint16))
