@@ -507,6 +507,9 @@ fn replay_bag(
     mut on_record: impl FnMut(u64, &Record) -> Result<(), LogError>,
 ) -> anyhow::Result<()> {
     let info = bag::read_bag(log, topics, vehicle, |rec| on_record(rec.step, rec))?;
+    for w in &info.warnings {
+        eprintln!("warning: {w}");
+    }
     if info.gap_steps > 0 {
         eprintln!(
             "warning: {}: {} control steps left out inside gaps of the poses (over {} s)",

@@ -679,6 +679,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             steps: self.al.next,
             gap_steps: self.al.gap_steps,
             channels,
+            warnings: Vec::new(),
         })
     }
 }
@@ -694,6 +695,9 @@ pub struct BagInfo {
     pub gap_steps: u64,
     /// Topic → message type, of every channel of the bag.
     pub channels: Vec<(String, String)>,
+    /// What the reader assumed of an unfinished recording (no `metadata.yaml`, an MCAP
+    /// cut off inside a record), for the command to say.
+    pub warnings: Vec<String>,
 }
 
 /// Reads an MCAP bag's bytes (`file` names it in errors) and hands each control step's
@@ -734,7 +738,20 @@ fn read_mcap_from(
     let bad = |k: usize, e: &dyn std::fmt::Display| {
         format!("after message {k}: a bad or truncated MCAP: {e}")
     };
+    let mut cut = None;
     while let Some(ev) = reader.next_event() {
+        let ev = match ev {
+            // The file ends inside a record (a recording that never finished, its last
+            // chunk half written): what came before it is whole, and is read.
+            Err(e) if fed == bytes.len() && k > 0 => {
+                cut = Some(format!(
+                    "{file}: ends inside a record after message {k} ({e}; a recording that \
+                     never finished?): read up to there"
+                ));
+                break;
+            }
+            ev => ev,
+        };
         let (opcode, body) = match ev.map_err(|e| feed.err(bad(k, &e)))? {
             mcap::sans_io::LinearReadEvent::ReadRequest(n) => {
                 let n = n.min(bytes.len() - fed);
@@ -795,7 +812,9 @@ fn read_mcap_from(
         }
         feed.message(topic, (ty, defs), &data, header.log_time, place)?;
     }
-    feed.finish(channels)
+    let mut info = feed.finish(channels)?;
+    info.warnings.extend(cut);
+    Ok(info)
 }
 
 /// Whether the strings of a Schema or Channel record fit in its body: the mcap crate
@@ -844,16 +863,29 @@ impl BagInfo {
         self.steps += other.steps;
         self.gap_steps += other.gap_steps;
         self.channels.extend(other.channels);
+        self.warnings.extend(other.warnings);
     }
 }
 
 /// Whether a log path is a ROS 2 bag: an `.mcap` or `.db3` file, or a bag's folder (with
-/// its `metadata.yaml`).
+/// its `metadata.yaml`, or, from a recording that never finished, without it but with
+/// its storage files).
 pub fn is_bag(path: &std::path::Path) -> bool {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     ext.eq_ignore_ascii_case("mcap")
         || ext.eq_ignore_ascii_case("db3")
         || path.join("metadata.yaml").is_file()
+        || path.is_dir() && !storage_files(path).unwrap_or_default().is_empty()
+}
+
+/// The storage files (`.mcap`, `.db3`) of a bag's folder, in name order.
+fn storage_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "mcap" || e == "db3"))
+        .collect();
+    v.sort();
+    Ok(v)
 }
 
 /// Reads a bag (an `.mcap` or `.db3` file, or a bag's folder of them, in name order) and
@@ -871,13 +903,7 @@ pub fn read_bag(
         message,
     };
     let files: Vec<std::path::PathBuf> = if path.is_dir() {
-        let mut v: Vec<_> = std::fs::read_dir(path)
-            .map_err(|e| LogError::Io(e, file.clone()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "mcap" || e == "db3"))
-            .collect();
-        v.sort();
-        v
+        storage_files(path).map_err(|e| LogError::Io(e, file.clone()))?
     } else {
         vec![path.to_path_buf()]
     };
@@ -885,10 +911,46 @@ pub fn read_bag(
         return Err(ferr("a bag folder without .mcap or .db3 files".into()));
     }
     let mut info = BagInfo::default();
+    if path.is_dir() && !path.join("metadata.yaml").is_file() {
+        info.warnings.push(format!(
+            "{file}: no metadata.yaml (a recording that never finished?): its {} storage \
+             file(s) are read in name order, as `ros2 bag reindex` would list them",
+            files.len()
+        ));
+    }
     let mut step = 0u64;
     for f in &files {
         if f.extension().is_some_and(|e| e == "db3") {
-            let i = super::db3::read_db3(f, topics, vehicle, step, &mut each)?;
+            // A rollback journal beside it: the writer stopped inside a transaction, and
+            // sqlite3 reads the file as of its last commit.
+            let journal = std::path::PathBuf::from(format!("{}-journal", f.display()));
+            let hot = journal.is_file().then(|| {
+                format!(
+                    "a rollback journal lies beside it ({}): the writer stopped before it \
+                     committed (a recording that never finished?), and only what it had \
+                     committed is read",
+                    journal.display()
+                )
+            });
+            let i = match super::db3::read_db3(f, topics, vehicle, step, &mut each) {
+                Err(e) => {
+                    return Err(match hot {
+                        Some(h) => LogError::File {
+                            file: f.display().to_string(),
+                            message: format!(
+                                "{}; {h}",
+                                e.to_string().replacen(&format!("{}: ", f.display()), "", 1)
+                            ),
+                        },
+                        None => e,
+                    });
+                }
+                Ok(mut i) => {
+                    i.warnings
+                        .extend(hot.map(|h| format!("{}: {h}", f.display())));
+                    i
+                }
+            };
             step += i.steps;
             info.add(i);
             continue;
@@ -951,6 +1013,43 @@ mod tests {
 
     fn veh() -> Vehicle {
         Vehicle::of(&crate::config::Config::builtin())
+    }
+
+    /// A recording stopped 14 s in (make.py copies the folder with the rosbags writer still
+    /// open): no metadata.yaml, the MCAP without summary or footer and cut inside its last
+    /// chunk. It is a bag, read up to its last whole chunk with two warnings; the drive's
+    /// records there are the drive's (x = 3 t, wrapping every 6 s). Its sqlite3 form holds
+    /// only a rollback journal's worth: refused, naming the journal.
+    #[test]
+    fn an_unfinished_recording_is_read_up_to_where_it_stops() {
+        let dir = data("unfinished");
+        assert!(is_bag(&dir));
+        let mut recs = Vec::new();
+        let info = read_bag(&dir, &Topics::default(), veh(), |r| {
+            recs.push(r.clone());
+            Ok(())
+        })
+        .unwrap();
+        // 1 MiB chunks of about 640 steps: the first whole, the second cut off.
+        assert!((500..700).contains(&recs.len()), "{}", recs.len());
+        assert_eq!(info.warnings.len(), 2, "{:?}", info.warnings);
+        assert!(info.warnings[0].contains("no metadata.yaml"));
+        assert!(info.warnings[1].contains("ends inside a record"));
+        for (k, r) in recs.iter().enumerate() {
+            let x = 3.0 * (k % 300) as f64 * STEP_S;
+            assert!((r.state.pose.x_m - x).abs() < 1e-6, "{k}");
+        }
+        let db3 = data("unfinished_db3");
+        assert!(is_bag(&db3));
+        let e = read_bag(&db3, &Topics::default(), veh(), |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("rollback journal") && e.contains("unfinished_db3.db3"),
+            "{e}"
+        );
+        // Read only: the journal is still there.
+        assert!(db3.join("unfinished_db3.db3-journal").is_file());
     }
 
     /// The bag written by rosbags (tests/data/bags/make.py): 6 s at 50 Hz give 301 control
@@ -1019,19 +1118,33 @@ mod tests {
         }
     }
 
-    /// A cut bag is an error naming the file; a bag without the odometry topic names the
-    /// topics it has.
+    /// A cut bag is read up to its last whole message, with a warning naming the file
+    /// (issue 64: an unfinished recording was refused whole); cut inside its first record,
+    /// it is an error. A bag without the odometry topic names the topics it has.
     #[test]
     fn cut_bags_and_missing_topics_are_named() {
         let bytes = std::fs::read(data("drive/drive.mcap")).unwrap();
         let cut = &bytes[..bytes.len() * 2 / 3];
-        let e = read_mcap("cut.mcap", cut, &Topics::default(), veh(), |_| Ok(()))
-            .unwrap_err()
-            .to_string();
+        let mut n = 0;
+        let info = read_mcap("cut.mcap", cut, &Topics::default(), veh(), |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        // About two thirds of the 6 s drive's 301 steps.
+        assert!((150..290).contains(&n), "{n}");
         assert!(
-            e.contains("cut.mcap") && e.contains("truncated") || e.contains("bad"),
-            "{e}"
+            info.warnings.len() == 1
+                && info.warnings[0].starts_with("cut.mcap: ends inside a record"),
+            "{:?}",
+            info.warnings
         );
+        let e = read_mcap("cut.mcap", &bytes[..40], &Topics::default(), veh(), |_| {
+            Ok(())
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cut.mcap") && e.contains("truncated"), "{e}");
         let topics = Topics::parse("odom=/nothing").unwrap();
         let e = read_mcap("d.mcap", &bytes, &topics, veh(), |_| Ok(()))
             .unwrap_err()

@@ -16,6 +16,9 @@ rosbags writes each definition into the bag's schema records.
 
 drive_db3/: the same drive in sqlite3 storage.
 pose_twist/: PoseStamped at 10 Hz with a 1.5 s gap and TwistStamped at 50 Hz (below).
+unfinished/, unfinished_db3/: a 16 s drive's folder copied 14 s into the recording with
+the writer still open (no metadata.yaml; the MCAP without its summary and footer, its
+last chunk unwritten; the sqlite3 file with its rollback journal).
 """
 import math
 import shutil
@@ -70,7 +73,10 @@ def scan(t, x):
                      ranges=r, intensities=np.zeros(0, np.float32))
 
 
-def main(out=here / "drive", seconds=6.0, storage=StoragePlugin.MCAP):
+def main(out=here / "drive", seconds=6.0, storage=StoragePlugin.MCAP, snapshot=None):
+    """The drive; with `snapshot`, the bag's folder is also copied there as it stands 14 s
+    into the recording (past rosbags' first MCAP chunk of 1 MiB), the writer still open:
+    what a crash or a power cut leaves."""
     shutil.rmtree(out, ignore_errors=True)
     t0 = 100.0
     with Writer(out, version=8, storage_plugin=storage) as w:
@@ -103,6 +109,9 @@ def main(out=here / "drive", seconds=6.0, storage=StoragePlugin.MCAP):
                 put("gear", gear(header=header(t), gear=4, cmd=4, driver=4))
             if k % 50 == 0:
                 put("text", String(data=f"t={t:.1f}"))
+            if snapshot is not None and k == 700:
+                shutil.rmtree(snapshot, ignore_errors=True)
+                shutil.copytree(out, snapshot)
 
 
 def pose_twist(out=here / "pose_twist"):
@@ -139,3 +148,9 @@ if __name__ == "__main__":
         main()
         main(here / "drive_db3", storage=StoragePlugin.SQLITE3)
         pose_twist()
+        import tempfile
+        for name, storage in [("unfinished", StoragePlugin.MCAP),
+                              ("unfinished_db3", StoragePlugin.SQLITE3)]:
+            with tempfile.TemporaryDirectory() as scratch:
+                main(Path(scratch) / name, seconds=16.0, storage=storage,
+                     snapshot=here / name)
