@@ -420,7 +420,7 @@ mod tests {
         assert!(
             frame_of(&name("EPSG:99999"))
                 .unwrap_err()
-                .contains("not known")
+                .contains("EPSG:99999 is not a projected CRS")
         );
         assert_eq!(frame_of(&serde_json::json!({})), Ok(Frame::LonLat));
     }

@@ -16,12 +16,30 @@ pub struct Crs {
 /// WGS84 longitude and latitude (EPSG:4326 with GeoJSON's longitude-first order).
 const WGS84: &str = "+proj=longlat +datum=WGS84 +no_defs";
 
+/// Why an EPSG code is refused, with what to do: the projections acres knows are those of
+/// proj4rs's table; a datum that needs a grid shift from WGS 84 (NAD27 above all) is not
+/// among them and would put the map metres off.
+fn unknown_crs(code: u32) -> String {
+    let nad27 = (26701..=26799).contains(&code) || (32001..=32099).contains(&code);
+    let why = if nad27 {
+        "a NAD27 CRS, whose datum needs a grid shift to WGS 84 (tens of metres) that acres \
+         does not make"
+    } else {
+        "not a projected CRS acres can convert"
+    };
+    format!(
+        "EPSG:{code} is {why}; reproject the map to a WGS 84 CRS in metres, such as its UTM \
+         zone: `gdalwarp -t_srs EPSG:326NN IN.tif OUT.tif` (327NN south of the equator)"
+    )
+}
+
 impl Crs {
     /// The CRS of an EPSG code, where it is known and projected in metres: a geographic CRS
     /// (degrees) or one in feet is refused, as acres maps are metric.
     pub fn from_epsg(code: u32) -> Result<Crs, String> {
-        let epsg = u16::try_from(code).map_err(|_| format!("EPSG:{code} is not known"))?;
-        let proj = Proj::from_epsg_code(epsg).map_err(|_| format!("EPSG:{code} is not known"))?;
+        let unknown = || unknown_crs(code);
+        let epsg = u16::try_from(code).map_err(|_| unknown())?;
+        let proj = Proj::from_epsg_code(epsg).map_err(|_| unknown())?;
         if proj.is_latlong() || proj.is_geocent() {
             return Err(format!(
                 "EPSG:{code} is a geographic CRS (degrees); an acres map needs a projected CRS in \
@@ -149,11 +167,19 @@ mod tests {
         }
         let geo = Crs::parse("EPSG:4326").unwrap_err();
         assert!(geo.contains("geographic"), "{geo}");
-        assert!(Crs::parse("EPSG:1").unwrap_err().contains("not known"));
+        for code in ["EPSG:1", "EPSG:99999999"] {
+            let e = Crs::parse(code).unwrap_err();
+            assert!(
+                e.contains("not a projected CRS acres can convert")
+                    && e.contains("gdalwarp -t_srs"),
+                "{e}"
+            );
+        }
+        // NAD27 / UTM zone 11N (issue 64: "EPSG:26711 is not known", no advice).
+        let nad27 = Crs::parse("EPSG:26711").unwrap_err();
         assert!(
-            Crs::parse("EPSG:99999999")
-                .unwrap_err()
-                .contains("not known")
+            nad27.contains("NAD27") && nad27.contains("gdalwarp -t_srs EPSG:326NN"),
+            "{nad27}"
         );
         assert!(
             Crs::parse("UTM 15")
