@@ -74,6 +74,11 @@ pub struct Args {
     /// (/vehicle/steering_cmd), gear_report (/vehicle/gear_report).
     #[arg(long, value_name = "ROLE=TOPIC,...")]
     pub topics: Option<String>,
+    /// The time of a ROS 2 bag's messages: header (each message's header stamp, where it
+    /// has one) or log (the time the bag recorded it). A topic whose header stamps repeat
+    /// or go back is counted in a warning.
+    #[arg(long, value_name = "SOURCE", value_parser = ["header", "log"], default_value = "header")]
+    pub time: String,
     /// Count and skip bad lines instead of stopping at the first.
     #[arg(long)]
     pub skip_bad: bool,
@@ -422,8 +427,9 @@ impl Source {
         };
         // A report CSV with its observations is read by its own reader.
         let is_bag = is_bag && args.observations.is_none();
-        let topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
+        let mut topics = bag::Topics::parse(args.topics.as_deref().unwrap_or(""))
             .map_err(|m| crate::output::usage(format!("--topics: {m}")))?;
+        topics.log_time = args.time == "log";
         let (input, bar) = open_input(&args.log, is_bag || args.observations.is_some(), global)?;
         Ok(Source {
             is_csv,

@@ -39,6 +39,9 @@ pub struct Topics {
     pub steering_cmd: String,
     /// ds_dbw_msgs/GearReport: the gear.
     pub gear_report: String,
+    /// Whether each message's time is the bag's log time (`--time log`) rather than its
+    /// header stamp (the default; a message without a header always takes its log time).
+    pub log_time: bool,
 }
 
 impl Default for Topics {
@@ -50,6 +53,7 @@ impl Default for Topics {
             ulc_cmd: "/vehicle/ulc_cmd".into(),
             steering_cmd: "/vehicle/steering_cmd".into(),
             gear_report: "/vehicle/gear_report".into(),
+            log_time: false,
         }
     }
 }
@@ -568,6 +572,9 @@ pub(crate) struct Feed<'a, F> {
     al: Aligner,
     messages: u64,
     each: F,
+    /// Per topic: its latest header stamp, the messages whose stamp repeated or went
+    /// back, and the messages with a stamp.
+    stamps: HashMap<String, (f64, u64, u64)>,
 }
 
 impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
@@ -586,6 +593,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             al,
             messages: 0,
             each,
+            stamps: HashMap::new(),
         }
     }
 
@@ -606,7 +614,21 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         place: impl Fn() -> String,
     ) -> Result<(), LogError> {
         let v = decode(defs, ty, data).map_err(|e| self.err(format!("{}: {e}", place())))?;
-        let t = stamp(&v, defs, ty).unwrap_or(log_time_ns as f64 * 1e-9);
+        let header = stamp(&v, defs, ty);
+        if let Some(h) = header {
+            if !self.stamps.contains_key(topic) {
+                self.stamps
+                    .insert(topic.to_string(), (f64::NEG_INFINITY, 0, 0));
+            }
+            let s = self.stamps.get_mut(topic).expect("inserted");
+            s.1 += u64::from(h <= s.0);
+            s.0 = s.0.max(h);
+            s.2 += 1;
+        }
+        let t = match header {
+            Some(h) if !self.topics.log_time => h,
+            _ => log_time_ns as f64 * 1e-9,
+        };
         self.al
             .take(topic, ty, defs, &v, t)
             .map_err(|e| self.err(format!("{}: {e}", place())))?;
@@ -679,8 +701,33 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             steps: self.al.next,
             gap_steps: self.al.gap_steps,
             channels,
-            warnings: Vec::new(),
+            warnings: self.stamp_warnings(),
         })
+    }
+
+    /// A warning for each topic some of whose header stamps repeat or go back (a driver
+    /// that stamps whole seconds, a clock that jumped): such messages fall on the same
+    /// instant, and steps between them are lost.
+    fn stamp_warnings(&self) -> Vec<String> {
+        let mut w: Vec<String> = self
+            .stamps
+            .iter()
+            .filter(|(_, s)| s.1 > 0)
+            .map(|(topic, &(_, back, total))| {
+                let what = if self.topics.log_time {
+                    "(the log time was used: --time log)"
+                } else {
+                    "(--time log takes the bag's log time instead)"
+                };
+                format!(
+                    "{}: {back} of {total} messages of {topic} repeat or go back in their \
+                     header stamp {what}",
+                    self.file
+                )
+            })
+            .collect();
+        w.sort();
+        w
     }
 }
 
@@ -1013,6 +1060,52 @@ mod tests {
 
     fn veh() -> Vehicle {
         Vehicle::of(&crate::config::Config::builtin())
+    }
+
+    /// Odometry whose header stamps are whole seconds (make.py): by its stamps the 4 s
+    /// give 4 steps, with a warning counting the 196 stamps that repeat; with the log time
+    /// (`--time log`) every message is its own step (issue 64: 112 of 5,570 steps kept,
+    /// and no way to use the log time).
+    #[test]
+    fn repeated_header_stamps_are_counted_and_the_log_time_can_be_taken() {
+        let bag = data("whole_seconds");
+        let count = |topics: &Topics| {
+            let mut n = 0;
+            let info = read_bag(&bag, topics, veh(), |_| {
+                n += 1;
+                Ok(())
+            })
+            .unwrap();
+            (n, info.warnings)
+        };
+        let (n, w) = count(&Topics::default());
+        assert_eq!(n, 4);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("196 of 200 messages of /odom") && w[0].contains("--time log"));
+        let log = Topics {
+            log_time: true,
+            ..Topics::default()
+        };
+        let (n, w) = count(&log);
+        assert_eq!(n, 200);
+        assert!(w[0].contains("the log time was used"), "{w:?}");
+        // A bag with good stamps: no warning, either way the same steps.
+        let (mut a, mut b) = (0, 0);
+        let i = read_bag(&data("drive"), &log, veh(), |_| {
+            a += 1;
+            Ok(())
+        })
+        .unwrap();
+        read_bag(&data("drive"), &Topics::default(), veh(), |_| {
+            b += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            i.warnings.is_empty() && a == 301 && b == 301,
+            "{:?} {a} {b}",
+            i.warnings
+        );
     }
 
     /// A recording stopped 14 s in (make.py copies the folder with the rosbags writer still

@@ -16,6 +16,7 @@ rosbags writes each definition into the bag's schema records.
 
 drive_db3/: the same drive in sqlite3 storage.
 pose_twist/: PoseStamped at 10 Hz with a 1.5 s gap and TwistStamped at 50 Hz (below).
+whole_seconds/: odometry at 50 Hz whose header stamps are whole seconds (below).
 unfinished/, unfinished_db3/: a 16 s drive's folder copied 14 s into the recording with
 the writer still open (no metadata.yaml; the MCAP without its summary and footer, its
 last chunk unwritten; the sqlite3 file with its rollback journal).
@@ -140,6 +141,18 @@ def pose_twist(out=here / "pose_twist"):
                     G["geometry_msgs/msg/PoseStamped"](header=header(t), pose=pose), cp.msgtype))
 
 
+def whole_seconds(out=here / "whole_seconds"):
+    """Odometry at 50 Hz for 4 s from t = 10 s, its header stamps cut to whole seconds (a
+    driver that stamps so) while the bag's log times run at 50 Hz."""
+    shutil.rmtree(out, ignore_errors=True)
+    with Writer(out, version=8, storage_plugin=StoragePlugin.MCAP) as w:
+        c = w.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=ts)
+        for k in range(200):
+            t = 10.0 + k * 0.02
+            msg = odom(float(math.floor(t)), 3.0 * k * 0.02)
+            w.write(c, int(round(t * 1e9)), ts.serialize_cdr(msg, c.msgtype))
+
+
 if __name__ == "__main__":
     import sys
     if len(sys.argv) == 3:  # OUT_DIR SECONDS: a longer bag (benches/bag_bench.py)
@@ -148,6 +161,7 @@ if __name__ == "__main__":
         main()
         main(here / "drive_db3", storage=StoragePlugin.SQLITE3)
         pose_twist()
+        whole_seconds()
         import tempfile
         for name, storage in [("unfinished", StoragePlugin.MCAP),
                               ("unfinished_db3", StoragePlugin.SQLITE3)]:
