@@ -616,14 +616,17 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         let v = decode(defs, ty, data).map_err(|e| self.err(format!("{}: {e}", place())))?;
         let header = stamp(&v, defs, ty);
         if let Some(h) = header {
-            if !self.stamps.contains_key(topic) {
-                self.stamps
-                    .insert(topic.to_string(), (f64::NEG_INFINITY, 0, 0));
+            // One lookup a message; the topic's name is copied only the first time.
+            match self.stamps.get_mut(topic) {
+                Some(s) => {
+                    s.1 += u64::from(h <= s.0);
+                    s.0 = s.0.max(h);
+                    s.2 += 1;
+                }
+                None => {
+                    self.stamps.insert(topic.to_string(), (h, 0, 1));
+                }
             }
-            let s = self.stamps.get_mut(topic).expect("inserted");
-            s.1 += u64::from(h <= s.0);
-            s.0 = s.0.max(h);
-            s.2 += 1;
         }
         let t = match header {
             Some(h) if !self.topics.log_time => h,
