@@ -14,7 +14,7 @@
 
 use proptest::prelude::Rng as _;
 use proptest::test_runner::{RngAlgorithm, TestRng};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -130,6 +130,22 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
         mutate_once(rng, &mut data);
     }
     data
+}
+
+impl Default for Format {
+    /// No files beside, no output, every case, through the acres command.
+    fn default() -> Format {
+        Format {
+            name: "",
+            seed: Vec::new(),
+            file: "",
+            args: &[],
+            beside: Vec::new(),
+            out: "",
+            quarters: 4,
+            in_child: false,
+        }
+    }
 }
 
 /// A format: its seed, the file name a case is written as, and the command that reads it
@@ -322,10 +338,8 @@ fn corridor_files() {
         seed: seed_corridor(),
         file: "c.acor",
         args: &["-q", "corridor", "export", "{in}", "--geotiff", "{out}"],
-        beside: vec![],
         out: "c.tif",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -353,10 +367,7 @@ fn routes() {
         seed: read("data/routes/farm_yard_to_east_lane.json"),
         file: "r.json",
         args: &["-q", "route", "check", "{in}"],
-        beside: vec![],
-        out: "",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -377,10 +388,9 @@ fn geojson_routes() {
             "--out",
             "{out}",
         ],
-        beside: vec![],
         out: "c.acor",
         quarters: 2,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -391,10 +401,8 @@ fn chunks() {
         seed: read("data/chunks/accepted.json"),
         file: "c.json",
         args: &["-q", "check", "{in}", "--out", "{out}"],
-        beside: vec![],
         out: "v.json",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -408,10 +416,8 @@ fn chunk_batches() {
         seed: seed.into_bytes(),
         file: "c.jsonl",
         args: &["-q", "check", "--batch", "{in}", "--out", "{out}"],
-        beside: vec![],
         out: "v.jsonl",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -442,10 +448,8 @@ fn json_lines_logs() {
         seed: seed_log(),
         file: "l.jsonl",
         args: &["-q", "replay", "{in}", "--out", "{out}"],
-        beside: vec![],
         out: "r.csv",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -471,10 +475,8 @@ fn csv_logs() {
         seed: seed.into_bytes(),
         file: "l.csv",
         args: &["-q", "replay", "{in}", "--out", "{out}"],
-        beside: vec![],
         out: "r.csv",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -493,10 +495,9 @@ fn mcap_bags() {
             "--out",
             "{out}",
         ],
-        beside: vec![],
         out: "r.csv",
         quarters: 2,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -515,10 +516,9 @@ fn sqlite_bags() {
             "--out",
             "{out}",
         ],
-        beside: vec![],
         out: "r.csv",
         quarters: 1,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -540,7 +540,7 @@ fn bag_metadata() {
         beside: vec![("drive.mcap", read("tests/data/bags/drive/drive.mcap"))],
         out: "r.csv",
         quarters: 1,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -548,7 +548,7 @@ fn bag_metadata() {
 fn measured_stops() {
     fuzz(Format {
         name: "stops",
-        seed: first_file_of("data/stops", "csv"),
+        seed: read("data/stops/measurements.csv"),
         file: "s.csv",
         args: &[
             "-q",
@@ -560,21 +560,9 @@ fn measured_stops() {
             "{out}",
             "--accept-looser",
         ],
-        beside: vec![],
         out: "e.json",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
-}
-
-fn first_file_of(dir: &str, ext: &str) -> Vec<u8> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join(dir))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == ext))
-        .collect();
-    files.sort();
-    std::fs::read(&files[0]).unwrap()
 }
 
 #[test]
@@ -584,10 +572,7 @@ fn configs() {
         seed: read("configs/control_v1.json"),
         file: "control_v1.json",
         args: &["-q", "config", "show", "--config-dir", "{dir}"],
-        beside: vec![],
-        out: "",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -613,8 +598,7 @@ fn map_manifests() {
             ("elevation.tif", read("tests/data/geotiff/elevation.tif")),
         ],
         out: "c.acor",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -640,8 +624,7 @@ fn geotiffs() {
             ("elevation.tif", read("tests/data/geotiff/elevation.tif")),
         ],
         out: "c.acor",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -667,8 +650,7 @@ fn elevation_geotiffs() {
             ("classes.tif", read("tests/data/geotiff/classes.tif")),
         ],
         out: "c.acor",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -691,8 +673,7 @@ fn map_server_yamls() {
         ],
         beside: vec![("lane.pgm", read("tests/data/ros_map/lane.pgm"))],
         out: "c.acor",
-        quarters: 4,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -716,7 +697,7 @@ fn map_server_images() {
         beside: vec![("lane.yaml", read("tests/data/ros_map/lane.yaml"))],
         out: "c.acor",
         quarters: 2,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -727,10 +708,9 @@ fn scenarios() {
         seed: read("data/scenarios/opening.json"),
         file: "s.json",
         args: &["-q", "sim", "--scenario", "{in}", "--log", "{out}"],
-        beside: vec![],
         out: "l.jsonl",
         quarters: 2,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -741,10 +721,8 @@ fn envelope_configs() {
         seed: read("configs/envelope_v1.json"),
         file: "envelope_v1.json",
         args: &["-q", "envelope", "show", "--config-dir", "{dir}"],
-        beside: vec![],
-        out: "",
         quarters: 2,
-        in_child: false,
+        ..Format::default()
     });
 }
 
@@ -789,9 +767,7 @@ fn bridge_lines() {
             "--quiet",
             "--test-threads=1",
         ],
-        beside: vec![],
-        out: "",
-        quarters: 4,
         in_child: true,
+        ..Format::default()
     });
 }

@@ -122,20 +122,16 @@ impl Corridor {
         // The cell size, the origin and the far edges within their bounds (docs/formats.md
         // "Bounds"): a far edge at +∞ passed as a place nothing could be queried at.
         use crate::formats::bounds as b;
+        let bound = |m: String| r.header(format!("the {m}"));
+        b::resolution("resolution", res).map_err(bound)?;
         let edges = [
-            ("resolution", res, true),
-            ("origin x", ox, false),
-            ("origin y", oy, false),
-            ("right edge", ox + width as f64 * res, false),
-            ("top edge", oy + height as f64 * res, false),
+            ("origin x", ox),
+            ("origin y", oy),
+            ("right edge", ox + width as f64 * res),
+            ("top edge", oy + height as f64 * res),
         ];
-        for (what, v, is_res) in edges {
-            let checked = if is_res {
-                b::resolution(what, v)
-            } else {
-                b::position(what, v)
-            };
-            checked.map_err(|m| r.header(format!("the {m}")))?;
+        for (what, v) in edges {
+            b::position(what, v).map_err(bound)?;
         }
         let cells = r.cells(width, height)?;
         if let Some(what) = implausible_cell(&cells, width, height, res) {

@@ -49,7 +49,7 @@ impl std::fmt::Debug for GeoBand {
 
 /// The values of a decoded chunk as f64, in order: every integer and float type of the
 /// file fits exactly, up to 2⁵³.
-fn chunk_values(data: &DecodingResult) -> Box<dyn Iterator<Item = f64> + '_> {
+fn chunk_values(data: &DecodingResult) -> Box<dyn ExactSizeIterator<Item = f64> + '_> {
     match data {
         DecodingResult::U8(v) => Box::new(v.iter().map(|&x| f64::from(x))),
         DecodingResult::U16(v) => Box::new(v.iter().map(|&x| f64::from(x))),
@@ -94,16 +94,12 @@ impl GeoBand {
             let (x0, y0) = ((i % across) * cw, (i / across) * ch);
             let (dw, dh) = (cw.min(w - x0), ch.min(h - y0));
             let data = self.dec.read_chunk(i as u32).map_err(t)?;
-            let mut n = 0;
-            for v in chunk_values(&data) {
-                if n == dw * dh {
-                    break;
-                }
-                f((y0 + n / dw) * w + x0 + n % dw, v)?;
-                n += 1;
-            }
-            if n != dw * dh || chunk_values(&data).nth(n).is_some() {
+            let values = chunk_values(&data);
+            if values.len() != dw * dh {
                 return Err(err(path, "the image's pixels do not match its size"));
+            }
+            for (n, v) in values.enumerate() {
+                f((y0 + n / dw) * w + x0 + n % dw, v)?;
             }
         }
         Ok(())

@@ -72,13 +72,12 @@ impl Record {
         b::speed(k[4], s.speed_mps)?;
         b::magnitude(k[5], s.yaw_rate_rps, b::MAX_YAW_RATE_RPS, "rad/s")?;
         b::magnitude(k[6], s.grade, b::MAX_GRADE, "(rise over run)")?;
-        if let Some(r) = self.scan.as_ref().and_then(|s| {
-            s.iter()
-                .position(|r| *r != f64::INFINITY && !(0.0..=b::MAX_POSITION_M).contains(r))
-        }) {
-            let v = b::show(self.scan.as_ref().expect("a scan")[r]);
+        let beyond = |r: &f64| *r != f64::INFINITY && !(0.0..=b::MAX_POSITION_M).contains(r);
+        let scan = self.scan.as_deref().unwrap_or(&[]);
+        if let Some((k, &v)) = scan.iter().enumerate().find(|(_, r)| beyond(r)) {
+            let v = b::show(v);
             return Err(format!(
-                "`scan[{r}]`: {v} is outside 0 to 1e8 m (or null for no return)"
+                "`scan[{k}]`: {v} is outside 0 to 1e8 m (or null for no return)"
             ));
         }
         if let Some(c) = &self.logged {
@@ -122,6 +121,31 @@ pub enum LogError {
     File { file: String, message: String },
     #[error("{file}: {0}", file = .1)]
     Io(std::io::Error, String),
+}
+
+impl LogError {
+    /// The same error with `note` added to its message (an I/O error becomes a message).
+    pub fn noted(self, note: &str) -> LogError {
+        match self {
+            LogError::Line {
+                file,
+                line,
+                message,
+            } => LogError::Line {
+                file,
+                line,
+                message: format!("{message}; {note}"),
+            },
+            LogError::File { file, message } => LogError::File {
+                file,
+                message: format!("{message}; {note}"),
+            },
+            LogError::Io(e, file) => LogError::File {
+                file,
+                message: format!("{e}; {note}"),
+            },
+        }
+    }
 }
 
 /// Reads records one at a time from a JSON Lines or CSV stream (`csv` chooses) and hands

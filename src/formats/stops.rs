@@ -176,17 +176,30 @@ pub fn read_csv(
 }
 
 /// Speeds, distances and times are magnitudes: a negative one is a sign error in the rig's
-/// export, and a deceleration of 0 stops nothing. The column index and why, where not.
+/// export, and a deceleration of 0 stops nothing; and each lies within its physical bound
+/// (docs/formats.md "Bounds"). The column index and why, where not.
 fn magnitudes(m: &Measurement) -> Result<(), (usize, String)> {
-    let values = [
-        (3, Some(m.speed_mps)),
-        (5, m.stop_distance_m),
-        (7, m.tail_m),
-        (8, m.stop_time_s),
-        (10, m.margin_used_m),
+    use crate::formats::bounds as b;
+    // (column, value, a magnitude ≥ 0, the bound of |value|, unit)
+    let columns = [
+        (3, Some(m.speed_mps), true, b::MAX_SPEED_MPS, "m/s"),
+        (4, m.overshoot_mps, false, b::MAX_SPEED_MPS, "m/s"),
+        (5, m.stop_distance_m, true, b::MAX_POSITION_M, "m"),
+        (6, m.decel_mps2, false, b::MAX_ACCEL_MPS2, "m/s²"),
+        (7, m.tail_m, true, b::MAX_POSITION_M, "m"),
+        (8, m.stop_time_s, true, b::MAX_TIME_S, "s"),
+        (9, m.gap_m, false, b::MAX_POSITION_M, "m"),
+        (10, m.margin_used_m, true, b::MAX_POSITION_M, "m"),
+        (
+            13,
+            m.max_lateral_accel_mps2,
+            false,
+            b::MAX_ACCEL_MPS2,
+            "m/s²",
+        ),
     ];
-    for (k, v) in values {
-        if let Some(v) = v.filter(|v| *v < 0.0) {
+    for (k, v, magnitude, ..) in columns {
+        if let Some(v) = v.filter(|v| magnitude && *v < 0.0) {
             return Err((k, format!("{v:?} is negative; a magnitude ≥ 0 is expected")));
         }
     }
@@ -196,20 +209,7 @@ fn magnitudes(m: &Measurement) -> Result<(), (usize, String)> {
             format!("{a:?} m/s² is not a deceleration (> 0 expected)"),
         ));
     }
-    // And each within its physical bound (docs/formats.md "Bounds").
-    use crate::formats::bounds as b;
-    let limits = [
-        (3, Some(m.speed_mps), b::MAX_SPEED_MPS, "m/s"),
-        (4, m.overshoot_mps, b::MAX_SPEED_MPS, "m/s"),
-        (5, m.stop_distance_m, b::MAX_POSITION_M, "m"),
-        (6, m.decel_mps2, b::MAX_ACCEL_MPS2, "m/s²"),
-        (7, m.tail_m, b::MAX_POSITION_M, "m"),
-        (8, m.stop_time_s, b::MAX_TIME_S, "s"),
-        (9, m.gap_m, b::MAX_POSITION_M, "m"),
-        (10, m.margin_used_m, b::MAX_POSITION_M, "m"),
-        (13, m.max_lateral_accel_mps2, b::MAX_ACCEL_MPS2, "m/s²"),
-    ];
-    for (k, v, max, unit) in limits {
+    for (k, v, _, max, unit) in columns {
         if let Some(v) = v.filter(|v| v.abs() > max) {
             let (v, max) = (b::show(v), b::show(max));
             return Err((k, format!("{v} is beyond {max} {unit}")));

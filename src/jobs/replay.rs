@@ -123,10 +123,9 @@ impl Replayer {
         moved > v.abs().max(rec.state.speed_mps.abs()) * dt + JUMP_M
     }
 
-    /// Replays one record.
+    /// Replays one record, whose numbers its reader has checked against the bounds of
+    /// docs/formats.md "Bounds" ([`Record::check_bounds`]).
     pub fn step(&mut self, rec: &Record) -> Result<ReplayRow, String> {
-        // The readers check too (so that --skip-bad can skip); this holds for every source.
-        rec.check_bounds()?;
         let relocated = self.jumped(rec);
         if relocated {
             self.chain.relocate(rec.state.pose);

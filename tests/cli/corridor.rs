@@ -168,14 +168,17 @@ fn bad_outputs_and_far_routes_fail_before_the_build() {
                                            {"x": 1.1e7, "y": 1e7, "speed_mps": 1}]}"#,
     )
     .unwrap();
-    let (code, _, err) = run(&[
-        "corridor",
-        "build",
-        "--route",
-        far.to_str().unwrap(),
-        "--out",
-        o,
-    ]);
+    let build_far = || {
+        run(&[
+            "corridor",
+            "build",
+            "--route",
+            far.to_str().unwrap(),
+            "--out",
+            o,
+        ])
+    };
+    let (code, _, err) = build_far();
     assert_eq!(code, 1);
     assert!(
         err.contains("far.json") && err.contains("outside the map"),
@@ -184,14 +187,7 @@ fn bad_outputs_and_far_routes_fail_before_the_build() {
     // Beyond the position bound (docs/formats.md "Bounds"), refused as it is read.
     let text = std::fs::read_to_string(&far).unwrap().replace("e7", "e15");
     std::fs::write(&far, text).unwrap();
-    let (code, _, err) = run(&[
-        "corridor",
-        "build",
-        "--route",
-        far.to_str().unwrap(),
-        "--out",
-        o,
-    ]);
+    let (code, _, err) = build_far();
     assert_eq!(code, 1);
     assert!(
         err.contains("far.json: point 0: `x`: 1e15 is outside -1e8 to 1e8 m"),

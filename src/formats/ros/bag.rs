@@ -636,7 +636,22 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             .take(topic, ty, defs, &v, t)
             .map_err(|e| self.err(format!("{}: {e}", place())))?;
         self.messages += 1;
-        self.al.flush(false, &mut self.each)
+        self.flush(false)
+    }
+
+    /// Hands the steps the stamps have passed to `each`, each checked against the bounds
+    /// of docs/formats.md "Bounds" (a bag's numbers are refused as a log's are, naming the
+    /// step).
+    fn flush(&mut self, end: bool) -> Result<(), LogError> {
+        let (file, each) = (self.file, &mut self.each);
+        self.al.flush(end, &mut |r: &Record| {
+            r.check_bounds().map_err(|message| LogError::Line {
+                file: file.to_string(),
+                line: r.step,
+                message,
+            })?;
+            each(r)
+        })
     }
 
     /// A pose in the library's frame at `t`, with the speed and yaw rate.
@@ -677,7 +692,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
     fn pushed(&mut self, t: f64) -> Result<(), LogError> {
         self.al.watermark = self.al.watermark.max(t);
         self.messages += 1;
-        self.al.flush(false, &mut self.each)
+        self.flush(false)
     }
 
     /// The last steps, and what the reading found; a bag without the odometry is an error
@@ -698,7 +713,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
                 self.topics.odom
             )));
         }
-        self.al.flush(true, &mut self.each)?;
+        self.flush(true)?;
         Ok(BagInfo {
             messages: self.messages,
             steps: self.al.next,
@@ -982,25 +997,15 @@ pub fn read_bag(
                     journal.display()
                 )
             });
-            let i = match super::db3::read_db3(f, topics, vehicle, step, &mut each) {
-                Err(e) => {
-                    return Err(match hot {
-                        Some(h) => LogError::File {
-                            file: f.display().to_string(),
-                            message: format!(
-                                "{}; {h}",
-                                e.to_string().replacen(&format!("{}: ", f.display()), "", 1)
-                            ),
-                        },
+            let mut i =
+                super::db3::read_db3(f, topics, vehicle, step, &mut each).map_err(
+                    |e| match &hot {
+                        Some(h) => e.noted(h),
                         None => e,
-                    });
-                }
-                Ok(mut i) => {
-                    i.warnings
-                        .extend(hot.map(|h| format!("{}: {h}", f.display())));
-                    i
-                }
-            };
+                    },
+                )?;
+            i.warnings
+                .extend(hot.map(|h| format!("{}: {h}", f.display())));
             step += i.steps;
             info.add(i);
             continue;

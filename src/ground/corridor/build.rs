@@ -197,27 +197,31 @@ impl Frame<'_> {
     fn unknown_within_reach(&self, cfg: &CorridorConfig, cells: &[f32]) -> usize {
         let reach = cfg.lane_reach_m.max(cfg.local_reach_m);
         let reach2 = (reach * reach) as f32;
-        let m = self.m;
         cells
             .iter()
             .enumerate()
             .filter(|&(k, &d2)| {
-                let (i, j) = (k % self.w, k / self.w);
-                let (mc, mr) = (self.c0 + i as i64, self.r0 + (self.h - 1 - j) as i64);
-                let inside = mc >= 0 && mr >= 0 && mc < m.width as i64 && mr < m.height as i64;
-                d2 <= reach2 && inside && self.class_at(i, j) == MapClass::Unknown
+                let at = self.map_index(k % self.w, k / self.w);
+                d2 <= reach2 && at.is_some_and(|a| self.m.cells[a] == MapClass::Unknown)
             })
             .count()
     }
 
-    fn class_at(&self, i: usize, j: usize) -> MapClass {
+    /// The map cell under raster cell (i, j), None outside the map.
+    fn map_index(&self, i: usize, j: usize) -> Option<usize> {
         let m = self.m;
         let mc = self.c0 + i as i64;
         let mr = self.r0 + (self.h - 1 - j) as i64; // from the bottom
         if mc < 0 || mr < 0 || mc >= m.width as i64 || mr >= m.height as i64 {
-            return MapClass::Unknown;
+            return None;
         }
-        m.cells[(m.height - 1 - mr as usize) * m.width + mc as usize]
+        Some((m.height - 1 - mr as usize) * m.width + mc as usize)
+    }
+
+    /// The class under raster cell (i, j); outside the map, unknown.
+    fn class_at(&self, i: usize, j: usize) -> MapClass {
+        self.map_index(i, j)
+            .map_or(MapClass::Unknown, |a| self.m.cells[a])
     }
 
     /// The cells (columns lo_i..hi_i, rows lo_jb..hi_jb from the bottom) of the box of
