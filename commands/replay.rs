@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 /// Reads the JSON Lines log of `acres sim --log` or `acres bridge client --record`, a
 /// CSV log with the columns t, x_m, y_m, yaw_rad, speed_mps (and optionally yaw_rate_rps,
 /// gear, cmd_speed_mps, cmd_curvature_per_m, scan_0 … scan_359; without scan columns the
-/// scan is empty), or a ROS 2 bag in MCAP or sqlite3 storage: odometry, a LaserScan resampled to the
+/// scan is empty), or a ROS bag (ROS 2 in MCAP or sqlite3 storage, zstd-compressed or not;
+/// ROS 1, chunks plain, bz2 or lz4): odometry, a LaserScan resampled to the
 /// shield's beams, the ULC and steering commands and the gear report, aligned to 50 Hz
 /// control steps by their stamps (see --topics). Each step's state, scan and route position go through the chain; the
 /// output is one command row per step with the shield's interventions, the difference
@@ -39,8 +40,9 @@ curvature_a_per_m, curvature_b_per_m, rules_a, rules_b, differ.
 Determinism: replaying a log of `acres sim` with the same scenario and configuration
 reproduces its command rows bit for bit.")]
 pub struct Args {
-    /// The log: JSON Lines (.jsonl), CSV (.csv), or a ROS 2 bag (an .mcap or .db3 file,
-    /// or the bag's folder); `-` reads JSON Lines from stdin.
+    /// The log: JSON Lines (.jsonl), CSV (.csv), or a ROS bag (ROS 2: an .mcap or .db3
+    /// file, perhaps .zstd, or the bag's folder; ROS 1: a .bag file); `-` reads JSON Lines
+    /// from stdin.
     pub log: PathBuf,
     /// The scenario that was recorded: its route and its rule switches (default: the
     /// built-in opening scenario, as `acres sim`); a file, or a shipped scenario's name.
@@ -68,13 +70,13 @@ pub struct Args {
     /// The same as --log-format csv (kept for older scripts).
     #[arg(long, hide = true, conflicts_with = "log_format")]
     pub csv: bool,
-    /// The topics of a ROS 2 bag by role, over the defaults: role=/topic pairs,
+    /// The topics of a ROS bag by role, over the defaults: role=/topic pairs,
     /// comma-separated. Roles: odom (/odom: nav_msgs/Odometry or geometry_msgs/PoseStamped),
     /// twist (/vehicle/twist), scan (/scan), ulc_cmd (/vehicle/ulc_cmd), steering_cmd
     /// (/vehicle/steering_cmd), gear_report (/vehicle/gear_report).
     #[arg(long, value_name = "ROLE=TOPIC,...")]
     pub topics: Option<String>,
-    /// The time of a ROS 2 bag's messages: header (each message's header stamp, where it
+    /// The time of a ROS bag's messages: header (each message's header stamp, where it
     /// has one) or log (the time the bag recorded it). A topic whose header stamps repeat
     /// or go back is counted in a warning.
     #[arg(long, value_name = "SOURCE", value_parser = ["header", "log"], default_value = "header")]
@@ -505,7 +507,7 @@ fn warn_if_far(name: &str, a: &Replayer, rec: &Record) {
     }
 }
 
-/// Replays a ROS 2 bag's control steps; warns of the steps left out in gaps of its poses.
+/// Replays a ROS bag's control steps; warns of the steps left out in gaps of its poses.
 fn replay_bag(
     log: &Path,
     topics: &bag::Topics,

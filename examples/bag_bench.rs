@@ -1,12 +1,12 @@
-//! ROS 2 bag replay throughput, run by `python3 benches/bag_bench.py`,
-//! which writes the bag with rosbags; by hand:
-//! `cargo run --release --example bag_bench -- BAG [REPEATS]`.
+//! Bag replay throughput, run by `python3 benches/bag_bench.py`, which writes the bag in
+//! each form (ROS 2, ROS 1, compressed) with rosbags and the mcap package; by hand:
+//! `cargo run --release --example bag_bench -- BAG [REPEATS] [read]`.
 //!
 //! Times on one core, as CPU seconds, the median of REPEATS (default 3) runs of: reading
 //! the bag alone (every message decoded, the control steps aligned), the whole replay
 //! (the same, each step through the chain) and the chain alone. Prints one JSON line:
 //! messages and steps, messages per CPU-second read, steps per CPU-second replayed and
-//! through the chain alone.
+//! through the chain alone. With `read`, the reading alone (the replay figures are then 0).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -22,6 +22,7 @@ fn main() {
         std::process::exit(2);
     };
     let repeats: usize = args.get(2).map_or(3, |r| r.parse().unwrap());
+    let read_only = args.get(3).is_some_and(|a| a == "read");
     let bag = std::path::Path::new(bag);
     let config = Config::builtin();
     let topics = Topics::default();
@@ -38,6 +39,9 @@ fn main() {
         read.push(common::cpu_s() - c);
         messages = info.messages;
         steps = n;
+        if read_only {
+            continue;
+        }
         let route = acres::chain::path::Path::builtin("straight_lane.json").unwrap();
         let mut r = Replayer::new(&config, route, true, true).unwrap();
         let c = common::cpu_s();
@@ -49,8 +53,12 @@ fn main() {
         replay.push(common::cpu_s() - c);
         chain.push(chain_only(bag, &config, &topics));
     }
-    let (read, replay) = (common::median(read), common::median(replay));
-    let chain = common::median(chain);
+    let read = common::median(read);
+    let (replay, chain) = if read_only {
+        (f64::INFINITY, f64::INFINITY)
+    } else {
+        (common::median(replay), common::median(chain))
+    };
     println!(
         "{{\"messages\": {messages}, \"steps\": {steps}, \"read_messages_per_cpu_s\": {:.0}, \"replay_steps_per_cpu_s\": {:.0}, \"chain_steps_per_cpu_s\": {:.0}}}",
         messages as f64 / read,

@@ -502,6 +502,34 @@ fn mcap_bags() {
 }
 
 #[test]
+fn ros1_bags() {
+    for (name, seed) in [("ros1", "drive.bag"), ("ros1_lz4", "drive_lz4.bag")] {
+        fuzz(Format {
+            name,
+            seed: read(&format!("tests/data/bags/ros1/{seed}")),
+            file: "drive.bag",
+            args: &["-q", "replay", "{in}", "--out", "{out}"],
+            out: "r.csv",
+            quarters: 1,
+            ..Format::default()
+        });
+    }
+}
+
+#[test]
+fn zstd_message_bags() {
+    fuzz(Format {
+        name: "zstd_message",
+        seed: read("tests/data/bags/zstd_message/zstd_message.mcap"),
+        file: "drive.mcap",
+        args: &["-q", "replay", "{in}", "--out", "{out}"],
+        out: "r.csv",
+        quarters: 1,
+        ..Format::default()
+    });
+}
+
+#[test]
 fn sqlite_bags() {
     fuzz(Format {
         name: "db3",

@@ -1,4 +1,5 @@
-//! Fuzzes the ROS 2 bag reader (an MCAP file; the sqlite3 form is SQLite's own): any
+//! Fuzzes the bag reader (an MCAP file, or a ROS 1 bag where the bytes start as one: seed
+//! the corpus with both; the sqlite3 form is SQLite's own): any
 //! bytes end in records within the bounds, or an error; never a panic, an allocation
 //! the file did not earn or a hang.
 //!

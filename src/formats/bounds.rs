@@ -29,6 +29,10 @@ pub const MAX_CURVATURE_PER_M: f64 = 1e3;
 pub const RESOLUTION_M: RangeInclusive<f64> = 1e-4..=1e4;
 /// The vertices of one polygon (a scenario's obstacle or an object actor's shape).
 pub const MAX_POLYGON_VERTICES: usize = 10_000;
+/// The most bytes one compressed piece of a bag may unpack to (a ROS 1 chunk, a zstd
+/// message): 256 MiB, far above a recorder's chunk (rosbag's default is 768 KiB), so that
+/// a small file cannot ask for gigabytes.
+pub const MAX_UNPACKED_BYTES: usize = 1 << 28;
 
 /// A number as a reader would write it: exponent form where it is very large or small.
 pub fn show(v: f64) -> String {

@@ -352,6 +352,34 @@ fn a_ros2_bag_replays_with_the_walls_interventions() {
     assert!(err.contains("--topics") && err.contains("lidar"), "{err}");
 }
 
+/// The drive as ROS 1 bags and as zstd-compressed rosbag2 (issue 64): each replays by its
+/// name alone, without --log-format, with the plain ROS 2 bag's summary; a ROS 1 bag
+/// under a name without `.bag` is known by its first line.
+#[test]
+fn ros1_and_compressed_bags_replay_as_the_plain_one() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bags");
+    let (code, plain, err) = run(&["replay", &format!("{data}/drive"), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("recording_2019");
+    std::fs::copy(format!("{data}/ros1/drive_bz2.bag"), &odd).unwrap();
+    for bag in [
+        format!("{data}/ros1/drive.bag"),
+        format!("{data}/ros1/drive_lz4.bag"),
+        format!("{data}/zstd_file"),
+        format!("{data}/zstd_message_db3"),
+        odd.display().to_string(),
+    ] {
+        let (code, out, err) = run(&["replay", &bag, "--format", "json"]);
+        assert_eq!(code, 0, "{bag}: {err}");
+        let (mut a, mut b) = (json(&out), json(&plain));
+        for v in [&mut a, &mut b] {
+            v.as_object_mut().unwrap().remove("log");
+        }
+        assert_eq!(a, b, "{bag}");
+    }
+}
+
 /// A log replayed against a route it is far from (a farm route for a drive at the
 /// origin) is warned of, and the replay still runs.
 #[test]

@@ -1,5 +1,5 @@
 //! A ROS 2 bag (rosbag2, MCAP storage; sqlite3 in [`super::db3`]) read as replay
-//! records (docs/formats.md "ROS 2 bags"): the pose and speed of an odometry topic, the scan of a LaserScan topic
+//! records (docs/formats.md "ROS bags"): the pose and speed of an odometry topic, the scan of a LaserScan topic
 //! resampled to the shield's beams, the logged command of the ULC and steering commands,
 //! the gear of the gear report; aligned to 50 Hz control steps by their header stamps.
 //!
@@ -7,7 +7,7 @@
 //! bag carries none, by the definitions shipped in `data/msgs/` (a bag of the vehicle
 //! needs no ROS installation to be read).
 
-use super::cdr::{Value, decode};
+use super::cdr::{Value, decode, decode_ros1};
 use super::msg::{Defs, normalize};
 use crate::chain::shield::Pose;
 use crate::chain::{Gear, VehicleState};
@@ -557,7 +557,13 @@ pub(crate) fn topic_defs(
         // A definition that does not parse leaves the shipped ones, which name the type
         // they lack when a message is decoded.
         Some(d) => {
-            Defs::from_schema(&ty, &String::from_utf8_lossy(d)).unwrap_or_else(|_| fallback.clone())
+            let text = String::from_utf8_lossy(d);
+            let parsed = if fallback.is_ros1() {
+                Defs::from_schema_over(Defs::builtin_ros1(), &ty, &text)
+            } else {
+                Defs::from_schema(&ty, &text)
+            };
+            parsed.unwrap_or_else(|_| fallback.clone())
         }
         None => fallback.clone(),
     };
@@ -575,6 +581,41 @@ pub(crate) struct Feed<'a, F> {
     /// Per topic: its latest header stamp, the messages whose stamp repeated or went
     /// back, and the messages with a stamp.
     stamps: HashMap<String, (f64, u64, u64)>,
+    /// rosbag2's message compression: the zstd context, made at the first compressed
+    /// message, and the bytes of the message it unpacked last.
+    zstd: Option<zstd::bulk::Decompressor<'static>>,
+    unpacked: Vec<u8>,
+}
+
+/// The first bytes of a zstd frame (a CDR message starts with 00).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Unpacks one zstd-compressed message (rosbag2's `compression_mode: message`) into
+/// `out`, refusing one that would unpack to more than [`MAX_UNPACKED_BYTES`].
+fn unzstd(
+    dec: &mut Option<zstd::bulk::Decompressor<'static>>,
+    out: &mut Vec<u8>,
+    data: &[u8],
+) -> Result<(), String> {
+    use crate::formats::bounds::MAX_UNPACKED_BYTES;
+    let bad = |e: &dyn std::fmt::Display| format!("a bad zstd-compressed message: {e}");
+    let size = zstd::zstd_safe::get_frame_content_size(data).map_err(|e| bad(&format!("{e:?}")))?;
+    let size = size.unwrap_or(MAX_UNPACKED_BYTES as u64);
+    if size > MAX_UNPACKED_BYTES as u64 {
+        return Err(format!(
+            "a zstd-compressed message of {} bytes says it unpacks to {size}, more than the \
+             {MAX_UNPACKED_BYTES} read",
+            data.len()
+        ));
+    }
+    let dec = match dec {
+        Some(d) => d,
+        None => dec.insert(zstd::bulk::Decompressor::new().map_err(|e| bad(&e))?),
+    };
+    out.clear();
+    out.reserve(size as usize);
+    dec.decompress_to_buffer(data, out).map_err(|e| bad(&e))?;
+    Ok(())
 }
 
 impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
@@ -594,6 +635,8 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             messages: 0,
             each,
             stamps: HashMap::new(),
+            zstd: None,
+            unpacked: Vec::new(),
         }
     }
 
@@ -604,7 +647,8 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         }
     }
 
-    /// One message of `topic` (type `ty`, CDR `data`); `place` names it in errors.
+    /// One message of `topic` (type `ty`; `data` in CDR, or zstd-compressed CDR, or
+    /// ROS 1's serialization where `defs` are ROS 1's); `place` names it in errors.
     pub fn message(
         &mut self,
         topic: &str,
@@ -613,7 +657,16 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         log_time_ns: u64,
         place: impl Fn() -> String,
     ) -> Result<(), LogError> {
-        let v = decode(defs, ty, data).map_err(|e| self.err(format!("{}: {e}", place())))?;
+        let v = if defs.is_ros1() {
+            decode_ros1(defs, ty, data)
+        } else if data.starts_with(&ZSTD_MAGIC) {
+            unzstd(&mut self.zstd, &mut self.unpacked, data)
+                .map_err(|e| self.err(format!("{}: {e}", place())))?;
+            decode(defs, ty, &self.unpacked)
+        } else {
+            decode(defs, ty, data)
+        };
+        let v = v.map_err(|e| self.err(format!("{}: {e}", place())))?;
         let header = stamp(&v, defs, ty);
         if let Some(h) = header {
             // One lookup a message; the topic's name is copied only the first time.
@@ -932,30 +985,79 @@ impl BagInfo {
     }
 }
 
-/// Whether a log path is a ROS 2 bag: an `.mcap` or `.db3` file, or a bag's folder (with
+/// Whether a log path is a ROS bag: an `.mcap`, `.db3` or `.bag` file (or one compressed
+/// whole, `.mcap.zstd`), a file that starts as a ROS 1 bag does, or a bag's folder (with
 /// its `metadata.yaml`, or, from a recording that never finished, without it but with
 /// its storage files).
 pub fn is_bag(path: &std::path::Path) -> bool {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    ext.eq_ignore_ascii_case("mcap")
-        || ext.eq_ignore_ascii_case("db3")
+    ["mcap", "db3", "bag"]
+        .iter()
+        .any(|e| ext.eq_ignore_ascii_case(e))
+        || zstd_inner(path).is_some()
         || path.join("metadata.yaml").is_file()
         || path.is_dir() && !storage_files(path).unwrap_or_default().is_empty()
+        || path.is_file() && starts_with(path, super::bag1::MAGIC)
 }
 
-/// The storage files (`.mcap`, `.db3`) of a bag's folder, in name order.
+/// Whether a file's first bytes are `magic`.
+fn starts_with(path: &std::path::Path, magic: &[u8]) -> bool {
+    let mut head = vec![0; magic.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|_| head == magic)
+}
+
+/// The storage kind (`mcap`, `db3`) of a file that rosbag2 compressed whole
+/// (`compression_mode: file`): `x.mcap.zstd` → `mcap`.
+fn zstd_inner(path: &std::path::Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".zstd")?;
+    ["mcap", "db3"]
+        .into_iter()
+        .find(|k| stem.ends_with(&format!(".{k}")))
+}
+
+/// The storage files (`.mcap`, `.db3`, each perhaps `.zstd`) of a bag's folder, in name
+/// order.
 fn storage_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     let mut v: Vec<_> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap" || e == "db3"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "mcap" || e == "db3") || zstd_inner(p).is_some()
+        })
         .collect();
     v.sort();
     Ok(v)
 }
 
-/// Reads a bag (an `.mcap` or `.db3` file, or a bag's folder of them, in name order) and
-/// hands each control step's record to `each`. MCAP files are mapped, not read into
-/// memory; sqlite3 files are streamed by their queries.
+/// Refuses a bag folder whose `metadata.yaml` names a compression other than zstd (the
+/// only one rosbag2 ships); zstd, by file or by message, is read wherever it is met.
+fn check_compression(dir: &std::path::Path) -> Result<(), String> {
+    let meta = dir.join("metadata.yaml");
+    let Ok(text) = std::fs::read_to_string(&meta) else {
+        return Ok(());
+    };
+    let docs = yaml_rust2::YamlLoader::load_from_str(&text)
+        .map_err(|e| format!("{}: not YAML: {e}", meta.display()))?;
+    let info = docs.first().map(|d| &d["rosbag2_bagfile_information"]);
+    let format = info
+        .and_then(|i| i["compression_format"].as_str())
+        .unwrap_or("");
+    if !format.is_empty() && format != "zstd" {
+        return Err(format!(
+            "{}: compression_format `{format}` is not read (zstd is)",
+            meta.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a bag and hands each control step's record to `each`: a ROS 2 bag (an `.mcap`
+/// or `.db3` file, or a bag's folder of them in name order, zstd-compressed by file or
+/// by message or not) or a ROS 1 bag (`.bag`). MCAP and ROS 1 files are mapped, not read
+/// into memory; sqlite3 files are streamed by their queries; a file compressed whole is
+/// unpacked to a temporary file first.
 pub fn read_bag(
     path: &std::path::Path,
     topics: &Topics,
@@ -968,6 +1070,7 @@ pub fn read_bag(
         message,
     };
     let files: Vec<std::path::PathBuf> = if path.is_dir() {
+        check_compression(path).map_err(ferr)?;
         storage_files(path).map_err(|e| LogError::Io(e, file.clone()))?
     } else {
         vec![path.to_path_buf()]
@@ -985,41 +1088,88 @@ pub fn read_bag(
     }
     let mut step = 0u64;
     for f in &files {
-        if f.extension().is_some_and(|e| e == "db3") {
-            // A rollback journal beside it: the writer stopped inside a transaction, and
-            // sqlite3 reads the file as of its last commit.
-            let journal = std::path::PathBuf::from(format!("{}-journal", f.display()));
-            let hot = journal.is_file().then(|| {
-                format!(
-                    "a rollback journal lies beside it ({}): the writer stopped before it \
-                     committed (a recording that never finished?), and only what it had \
-                     committed is read",
-                    journal.display()
-                )
-            });
-            let mut i =
-                super::db3::read_db3(f, topics, vehicle, step, &mut each).map_err(
-                    |e| match &hot {
-                        Some(h) => e.noted(h),
-                        None => e,
-                    },
-                )?;
-            i.warnings
-                .extend(hot.map(|h| format!("{}: {h}", f.display())));
-            step += i.steps;
-            info.add(i);
-            continue;
-        }
         let name = f.display().to_string();
-        let fh = std::fs::File::open(f).map_err(|e| LogError::Io(e, name.clone()))?;
-        // SAFETY: the file is only read; a bag changed by another program while it is
-        // replayed can give wrong records, as reading it in pieces could.
-        let map = unsafe { memmap2::Mmap::map(&fh) }.map_err(|e| LogError::Io(e, name.clone()))?;
-        let i = read_mcap_from(&name, &map, topics, vehicle, step, &mut each)?;
+        let i = match zstd_inner(f) {
+            Some(kind) => {
+                let unpacked = unzstd_file(f, kind)?;
+                read_file(unpacked.path(), &name, topics, vehicle, step, &mut each)?
+            }
+            None => read_file(f, &name, topics, vehicle, step, &mut each)?,
+        };
         step += i.steps;
         info.add(i);
     }
     Ok(info)
+}
+
+/// A storage file compressed whole by rosbag2 (`x.mcap.zstd`), unpacked into a temporary
+/// file of its kind (sqlite3 reads only files), removed when dropped.
+fn unzstd_file(f: &std::path::Path, kind: &str) -> Result<tempfile::NamedTempFile, LogError> {
+    let name = f.display().to_string();
+    let io = |e: std::io::Error| LogError::Io(e, name.clone());
+    let mut out = tempfile::Builder::new()
+        .prefix("acres-bag-")
+        .suffix(&format!(".{kind}"))
+        .tempfile()
+        .map_err(io)?;
+    let src = std::fs::File::open(f).map_err(io)?;
+    zstd::stream::copy_decode(src, out.as_file_mut()).map_err(|e| LogError::File {
+        file: name.clone(),
+        message: format!("a bad zstd file: {e}"),
+    })?;
+    Ok(out)
+}
+
+/// One storage file at `f` (`name` names it in errors): sqlite3 by its extension, ROS 1
+/// by its first line, MCAP otherwise.
+fn read_file(
+    f: &std::path::Path,
+    name: &str,
+    topics: &Topics,
+    vehicle: Vehicle,
+    step: u64,
+    each: &mut dyn FnMut(&Record) -> Result<(), LogError>,
+) -> Result<BagInfo, LogError> {
+    if f.extension().is_some_and(|e| e == "db3") {
+        return read_db3_noting_journal(f, name, topics, vehicle, step, each);
+    }
+    let fh = std::fs::File::open(f).map_err(|e| LogError::Io(e, name.to_string()))?;
+    // SAFETY: the file is only read; a bag changed by another program while it is
+    // replayed can give wrong records, as reading it in pieces could.
+    let map = unsafe { memmap2::Mmap::map(&fh) }.map_err(|e| LogError::Io(e, name.to_string()))?;
+    if map.starts_with(b"#ROSBAG") {
+        super::bag1::read_bag1(name, &map, topics, vehicle, step, each)
+    } else {
+        read_mcap_from(name, &map, topics, vehicle, step, each)
+    }
+}
+
+/// A `.db3` file, with a rollback journal beside it named: the writer stopped inside a
+/// transaction, and sqlite3 reads the file as of its last commit.
+fn read_db3_noting_journal(
+    f: &std::path::Path,
+    name: &str,
+    topics: &Topics,
+    vehicle: Vehicle,
+    step: u64,
+    each: &mut dyn FnMut(&Record) -> Result<(), LogError>,
+) -> Result<BagInfo, LogError> {
+    let journal = std::path::PathBuf::from(format!("{}-journal", f.display()));
+    let hot = journal.is_file().then(|| {
+        format!(
+            "a rollback journal lies beside it ({}): the writer stopped before it \
+             committed (a recording that never finished?), and only what it had \
+             committed is read",
+            journal.display()
+        )
+    });
+    let mut i =
+        super::db3::read_db3(f, name, topics, vehicle, step, each).map_err(|e| match &hot {
+            Some(h) => e.noted(h),
+            None => e,
+        })?;
+    i.warnings.extend(hot.map(|h| format!("{name}: {h}")));
+    Ok(i)
 }
 
 #[cfg(test)]
@@ -1360,6 +1510,55 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("old.db3") && e.contains("sqlite3"), "{e}");
+    }
+
+    /// rosbag2's zstd compression as rosbags writes it, by message and by file, in both
+    /// storages: the records of the uncompressed twin. A compression rosbag2 does not
+    /// ship is refused naming the metadata; a message that says it unpacks to 4 GiB is
+    /// refused before it is unpacked; a bad compressed file names itself.
+    #[test]
+    fn zstd_bags_read_as_their_uncompressed_twin() {
+        let mcap = records(&data("drive"));
+        for twin in [
+            "zstd_message",
+            "zstd_message_db3",
+            "zstd_file",
+            "zstd_file_db3",
+        ] {
+            assert_eq!(records(&data(twin)), mcap, "{twin}");
+        }
+        let f = data("zstd_file/zstd_file.mcap.zstd");
+        assert!(is_bag(&f) && is_bag(&data("zstd_file")));
+        assert_eq!(records(&f), mcap);
+
+        let dir = tempfile::tempdir().unwrap();
+        let meta = std::fs::read_to_string(data("zstd_file/metadata.yaml")).unwrap();
+        std::fs::write(
+            dir.path().join("metadata.yaml"),
+            meta.replace("compression_format: zstd", "compression_format: lz4"),
+        )
+        .unwrap();
+        std::fs::copy(&f, dir.path().join("zstd_file.mcap.zstd")).unwrap();
+        let e = read_bag(dir.path(), &Topics::default(), veh(), |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("metadata.yaml") && e.contains("`lz4`"), "{e}");
+
+        let bad = dir.path().join("bad.mcap.zstd");
+        std::fs::write(&bad, b"\x28\xb5\x2f\xfd not really").unwrap();
+        let e = read_bag(&bad, &Topics::default(), veh(), |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bad.mcap.zstd") && e.contains("zstd"), "{e}");
+
+        // A frame header that gives a content size of 4 GiB (single segment, 8-byte size).
+        let mut frame = ZSTD_MAGIC.to_vec();
+        frame.push(0b1110_0000);
+        frame.extend((4u64 << 30).to_le_bytes());
+        let (mut dec, mut out) = (None, Vec::new());
+        let e = unzstd(&mut dec, &mut out, &frame).unwrap_err();
+        assert!(e.contains("4294967296"), "{e}");
+        assert!(out.capacity() < 1 << 20);
     }
 
     /// A steering command of a wheel angle (type 2) is logged as the curvature of its

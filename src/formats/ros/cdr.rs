@@ -5,6 +5,9 @@
 //! bytes; a sequence a u32 count and its elements; a fixed array its elements alone.
 //! Decoded by walking the definitions of [`super::msg`], so any message type a bag
 //! describes can be read.
+//!
+//! ROS 1's serialization ([`decode_ros1`]) is the same walk without the header or any
+//! alignment, little-endian, its strings without a NUL.
 
 use super::msg::{Count, Defs, Field, Prim, Type};
 
@@ -23,10 +26,15 @@ struct Cursor<'a> {
     b: &'a [u8],
     at: usize,
     little: bool,
+    /// CDR aligns each primitive to its size; ROS 1 packs them.
+    aligned: bool,
 }
 
 impl Cursor<'_> {
     fn align(&mut self, n: usize) {
+        if !self.aligned {
+            return;
+        }
         let off = self.at - 4;
         self.at += (n - off % n) % n;
     }
@@ -176,6 +184,19 @@ pub fn decode(defs: &Defs, ty: &str, bytes: &[u8]) -> Result<Value, String> {
         b: bytes,
         at: 4,
         little,
+        aligned: true,
+    };
+    message(defs, defs.index(ty)?, &mut c, 0).map_err(|m| format!("{ty}: {m}"))
+}
+
+/// Decodes a ROS 1 message of type `ty` (its fields packed little-endian from the first
+/// byte; definitions from [`Defs::builtin_ros1`] and the bag's connection header).
+pub fn decode_ros1(defs: &Defs, ty: &str, bytes: &[u8]) -> Result<Value, String> {
+    let mut c = Cursor {
+        b: bytes,
+        at: 0,
+        little: true,
+        aligned: false,
     };
     message(defs, defs.index(ty)?, &mut c, 0).map_err(|m| format!("{ty}: {m}"))
 }
@@ -301,6 +322,51 @@ mod tests {
         huge.extend(u32::MAX.to_le_bytes());
         let e = decode(&defs, "t/M", &huge).unwrap_err();
         assert!(e.contains("longer than the message"), "{e}");
+    }
+
+    /// A hand-assembled ROS 1 message, from the ROS 1 serialization rules: no header, no
+    /// padding after a byte or a string, `time` as u32 seconds and nanoseconds, a string
+    /// as its length and bytes without a NUL, `byte` signed.
+    #[test]
+    fn ros1_fields_are_packed_and_time_is_two_words() {
+        let mut defs = Defs::builtin_ros1();
+        defs.add(
+            "t/M",
+            "Header header\nbyte b\nfloat64 x\nduration d\nfloat32[] r\nstring s\n",
+        )
+        .unwrap();
+        let mut b = Vec::new();
+        b.extend(41u32.to_le_bytes()); // header.seq
+        b.extend(3_000_000_000u32.to_le_bytes()); // stamp.sec, past i32
+        b.extend(5u32.to_le_bytes()); // stamp.nanosec
+        b.extend(2u32.to_le_bytes()); // frame_id "ab"
+        b.extend(b"ab");
+        b.push(0xff); // b = -1, and x right after it, unaligned
+        b.extend(2.5f64.to_le_bytes());
+        b.extend((-2i32).to_le_bytes()); // d.sec
+        b.extend((-7i32).to_le_bytes()); // d.nanosec
+        b.extend(1u32.to_le_bytes());
+        b.extend(1.5f32.to_le_bytes());
+        b.extend(0u32.to_le_bytes()); // s ""
+        let v = decode_ros1(&defs, "t/M", &b).unwrap();
+        let n = |p: &str| v.num(&defs, "t/M", p);
+        assert_eq!(n("header.seq"), Some(41.0));
+        assert_eq!(n("header.stamp.sec"), Some(3e9));
+        assert_eq!(n("header.stamp.nanosec"), Some(5.0));
+        assert_eq!(n("b"), Some(-1.0));
+        assert_eq!(n("x"), Some(2.5));
+        assert_eq!(n("d.sec"), Some(-2.0));
+        assert_eq!(n("d.nanosec"), Some(-7.0));
+        assert_eq!(v.get(&defs, "t/M", "r"), Some(&Value::Nums(vec![1.5])));
+        assert_eq!(
+            v.get(&defs, "t/M", "header.frame_id"),
+            Some(&Value::Str("ab".into()))
+        );
+        for k in 0..b.len() {
+            assert!(decode_ros1(&defs, "t/M", &b[..k]).is_err(), "{k}");
+        }
+        // The same bytes read as CDR give other numbers: the two are told apart.
+        assert_ne!(decode(&defs, "t/M", &b).ok(), Some(v));
     }
 
     /// Hostile definitions (issue 63): a fixed array of 2^61 + 1 doubles, whose byte

@@ -9,17 +9,17 @@ use super::msg::Defs;
 use crate::formats::log::{LogError, Record};
 use std::collections::HashMap;
 
-/// Reads a `.db3` file of a bag and hands each control step's record to `each`, the steps
-/// numbered from `first_step`.
+/// Reads a `.db3` file of a bag at `path` (`file` names it in errors) and hands each
+/// control step's record to `each`, the steps numbered from `first_step`.
 pub fn read_db3(
     path: &std::path::Path,
+    file: &str,
     topics: &Topics,
     vehicle: Vehicle,
     first_step: u64,
     each: impl FnMut(&Record) -> Result<(), LogError>,
 ) -> Result<BagInfo, LogError> {
-    let file = path.display().to_string();
-    let mut feed = Feed::new(&file, topics, vehicle, first_step, each);
+    let mut feed = Feed::new(file, topics, vehicle, first_step, each);
     let sql = |e: rusqlite::Error| format!("not a rosbag2 sqlite3 file: {e}");
     let db =
         rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)

@@ -8,6 +8,11 @@
 //! `T[]`, `T[N]` and `T[<=N]`; constants (`TYPE NAME=VALUE`), default values and comments
 //! are skipped. `builtin_interfaces/Time`, `builtin_interfaces/Duration` and
 //! `std_msgs/Header` are known without a definition.
+//!
+//! ROS 1 definitions (a ROS 1 bag's connection headers) are the same language with two
+//! more primitives, `time` (u32 seconds, u32 nanoseconds) and `duration` (i32, i32), read
+//! here as messages with the fields `sec` and `nanosec` so that a stamp has one path in
+//! both; `byte` is int8 in ROS 1 (uint8 in ROS 2), and ROS 1's `Header` has `seq`.
 
 use rustc_hash::FxHashMap;
 
@@ -94,6 +99,8 @@ pub struct Defs {
     /// Looked up for every message and field path: a fast hash (FxHash) over the few
     /// type names of a bag.
     names: FxHashMap<String, usize>,
+    /// ROS 1 definitions (`byte` is int8).
+    ros1: bool,
 }
 
 /// `pkg/msg/Type` → `pkg/Type`.
@@ -109,7 +116,13 @@ impl Defs {
     /// The definitions of an MCAP `ros2msg` schema for the message `name`: its own text and
     /// the `MSG:` sections after it. An error names the line.
     pub fn from_schema(name: &str, text: &str) -> Result<Defs, String> {
-        let mut defs = Defs::builtin();
+        Defs::from_schema_over(Defs::builtin(), name, text)
+    }
+
+    /// [`Defs::from_schema`] over given definitions (a ROS 1 bag's, from
+    /// [`Defs::builtin_ros1`]): the schema's own replace those of the same name.
+    pub fn from_schema_over(base: Defs, name: &str, text: &str) -> Result<Defs, String> {
+        let mut defs = base;
         let mut current = normalize(name);
         let mut body = String::new();
         for line in text.lines() {
@@ -145,6 +158,32 @@ impl Defs {
         d
     }
 
+    /// The types every ROS 1 bag relies on: `time` and `duration` (as messages of `sec`
+    /// and `nanosec`, u32 and i32 as ROS 1 writes them) and the Header with its `seq`.
+    pub fn builtin_ros1() -> Defs {
+        let mut d = Defs {
+            ros1: true,
+            ..Defs::default()
+        };
+        for (n, t) in [
+            ("builtin_interfaces/Time", "uint32 sec\nuint32 nanosec\n"),
+            ("builtin_interfaces/Duration", "int32 sec\nint32 nanosec\n"),
+            (
+                "std_msgs/Header",
+                "uint32 seq\ntime stamp\nstring frame_id\n",
+            ),
+        ] {
+            d.add(n, t).expect("the built-in definitions parse");
+        }
+        d
+    }
+
+    /// Whether these are ROS 1 definitions (their messages are read by
+    /// [`super::cdr::decode_ros1`]).
+    pub fn is_ros1(&self) -> bool {
+        self.ros1
+    }
+
     /// Adds the definition of `name` from its `.msg` text.
     pub fn add(&mut self, name: &str, text: &str) -> Result<(), String> {
         let pkg = name.split('/').next().unwrap_or("");
@@ -165,7 +204,8 @@ impl Defs {
                 continue; // a constant
             }
             fields.push(
-                parse_field(pkg, ty, fname).map_err(|m| format!("{name} line {}: {m}", i + 1))?,
+                parse_field(pkg, ty, fname, self.ros1)
+                    .map_err(|m| format!("{name} line {}: {m}", i + 1))?,
             );
         }
         let name = normalize(name);
@@ -211,7 +251,7 @@ impl Defs {
     }
 }
 
-fn parse_field(pkg: &str, ty: &str, name: &str) -> Result<Field, String> {
+fn parse_field(pkg: &str, ty: &str, name: &str, ros1: bool) -> Result<Field, String> {
     let (base, count) = match ty.find('[') {
         None => (ty, Count::One),
         Some(k) => {
@@ -231,7 +271,10 @@ fn parse_field(pkg: &str, ty: &str, name: &str) -> Result<Field, String> {
         }
     };
     let ty = match Prim::of(base) {
+        Some(Prim::U8) if ros1 && base == "byte" => Type::Prim(Prim::I8),
         Some(p) => Type::Prim(p),
+        None if base == "time" => Type::Msg("builtin_interfaces/Time".into()),
+        None if base == "duration" => Type::Msg("builtin_interfaces/Duration".into()),
         None if base == "Header" => Type::Msg("std_msgs/Header".into()),
         None if base.contains('/') => Type::Msg(normalize(base)),
         None => Type::Msg(format!("{pkg}/{base}")),

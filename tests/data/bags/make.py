@@ -20,13 +20,23 @@ whole_seconds/: odometry at 50 Hz whose header stamps are whole seconds (below).
 unfinished/, unfinished_db3/: a 16 s drive's folder copied 14 s into the recording with
 the writer still open (no metadata.yaml; the MCAP without its summary and footer, its
 last chunk unwritten; the sqlite3 file with its rollback journal).
+
+ROS 1 (rosbags' rosbag1 writer, format 2.0, the ROS 1 Noetic types with Header.seq):
+ros1/drive.bag, drive_bz2.bag, drive_lz4.bag: the drive with chunks uncompressed, bz2
+and lz4 (lz4 frames, as roslz4 writes them); the connection headers carry each type's
+full definition. ros1/unfinished.bag: a 16 s drive copied 14 s in, the writer open (the
+bag header's index position still 0, no index or connection records at the end).
+
+Compressed rosbag2 (zstd, as rosbag2 writes it): zstd_message/ and zstd_message_db3/
+(each message's CDR compressed on its own; metadata compression_mode: MESSAGE) and
+zstd_file/, zstd_file_db3/ (the whole storage file, drive.mcap.zstd; mode FILE).
 """
 import math
 import shutil
 from pathlib import Path
 
 import numpy as np
-from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 here = Path(__file__).parent
@@ -74,13 +84,17 @@ def scan(t, x):
                      ranges=r, intensities=np.zeros(0, np.float32))
 
 
-def main(out=here / "drive", seconds=6.0, storage=StoragePlugin.MCAP, snapshot=None):
+def main(out=here / "drive", seconds=6.0, storage=StoragePlugin.MCAP, snapshot=None,
+         compression=None):
     """The drive; with `snapshot`, the bag's folder is also copied there as it stands 14 s
     into the recording (past rosbags' first MCAP chunk of 1 MiB), the writer still open:
     what a crash or a power cut leaves."""
     shutil.rmtree(out, ignore_errors=True)
     t0 = 100.0
-    with Writer(out, version=8, storage_plugin=storage) as w:
+    w = Writer(out, version=8, storage_plugin=storage)
+    if compression is not None:
+        w.set_compression(compression, CompressionFormat.ZSTD)
+    with w:
         c = {name: w.add_connection(topic, ty, typestore=ts) for name, topic, ty in [
             ("odom", "/odom", "nav_msgs/msg/Odometry"),
             ("scan", "/scan", "sensor_msgs/msg/LaserScan"),
@@ -153,6 +167,100 @@ def whole_seconds(out=here / "whole_seconds"):
             w.write(c, int(round(t * 1e9)), ts.serialize_cdr(msg, c.msgtype))
 
 
+def ros1(out, seconds=6.0, compression=None, snapshot=None):
+    """The drive as a ROS 1 bag (`compression`: None, "bz2" or "lz4"); with `snapshot`,
+    the file is also copied there as it stands 14 s in, the writer still open."""
+    from rosbags.rosbag1 import Writer as Writer1
+    ts1 = get_typestore(Stores.ROS1_NOETIC)
+    for name in ["UlcCmd", "SteeringCmd", "GearReport"]:
+        ts1.register(get_types_from_msg((msgs / f"{name}.msg").read_text(),
+                                        f"ds_dbw_msgs/msg/{name}"))
+    T1 = ts1.types
+    P = lambda name, **kw: T1[name](**kw)
+    out.unlink(missing_ok=True)
+    seq = [0]
+
+    def hdr(t):
+        sec = int(t)
+        seq[0] += 1
+        return P("std_msgs/msg/Header", seq=seq[0], frame_id="base_link",
+                 stamp=P("builtin_interfaces/msg/Time", sec=sec,
+                         nanosec=int(round((t - sec) * 1e9))))
+
+    def vec(x=0.0, y=0.0, z=0.0):
+        return P("geometry_msgs/msg/Vector3", x=x, y=y, z=z)
+
+    w = Writer1(out)
+    if compression is not None:
+        w.set_compression(Writer1.CompressionFormat[compression.upper()])
+    t0 = 100.0
+    with w:
+        c = {name: w.add_connection(topic, ty, typestore=ts1) for name, topic, ty in [
+            ("odom", "/odom", "nav_msgs/msg/Odometry"),
+            ("scan", "/scan", "sensor_msgs/msg/LaserScan"),
+            ("ulc", "/vehicle/ulc_cmd", "ds_dbw_msgs/msg/UlcCmd"),
+            ("steer", "/vehicle/steering_cmd", "ds_dbw_msgs/msg/SteeringCmd"),
+            ("gear", "/vehicle/gear_report", "ds_dbw_msgs/msg/GearReport"),
+            ("text", "/diagnostics_text", "std_msgs/msg/String"),
+        ]}
+        for k in range(int(round(seconds * 50)) + 1):
+            t = t0 + k * 0.02
+            x = 3.0 * k * 0.02 if seconds <= 6.0 else 3.0 * (k % 300) * 0.02
+            ns = int(round(t * 1e9))
+            put = lambda name, msg: w.write(c[name], ns, ts1.serialize_ros1(msg, c[name].msgtype))
+            pose = P("geometry_msgs/msg/Pose",
+                     position=P("geometry_msgs/msg/Point", x=x, y=0.0, z=0.0),
+                     orientation=P("geometry_msgs/msg/Quaternion", x=0.0, y=0.0, z=0.0, w=1.0))
+            twist = P("geometry_msgs/msg/Twist", linear=vec(3.0), angular=vec())
+            put("odom", P("nav_msgs/msg/Odometry", header=hdr(t), child_frame_id="base_link",
+                          pose=P("geometry_msgs/msg/PoseWithCovariance", pose=pose,
+                                 covariance=np.zeros(36)),
+                          twist=P("geometry_msgs/msg/TwistWithCovariance", twist=twist,
+                                  covariance=np.zeros(36))))
+            put("ulc", P("ds_dbw_msgs/msg/UlcCmd", header=hdr(t), cmd=3.0, cmd_type=1,
+                         limit_accel=0.0, limit_decel=0.0, limit_jerk_throttle=0.0,
+                         limit_jerk_brake=0.0, enable=True, clear=False, enable_shift=False,
+                         enable_shift_park=False, coast_decel=False))
+            put("steer", P("ds_dbw_msgs/msg/SteeringCmd", header=hdr(t), cmd=0.0, cmd_type=3,
+                           cmd_rate=0.0, cmd_accel=0.0, enable=True, clear=False,
+                           ignore=False))
+            if k % 5 == 0:
+                s2 = scan(t, x)
+                put("scan", P("sensor_msgs/msg/LaserScan", header=hdr(t),
+                              angle_min=s2.angle_min, angle_max=s2.angle_max,
+                              angle_increment=s2.angle_increment, time_increment=0.0,
+                              scan_time=0.1, range_min=0.1, range_max=40.0, ranges=s2.ranges,
+                              intensities=s2.intensities))
+                put("gear", P("ds_dbw_msgs/msg/GearReport", header=hdr(t), gear=4, cmd=4,
+                              driver=4))
+            if k % 50 == 0:
+                put("text", P("std_msgs/msg/String", data=f"t={t:.1f}"))
+            if snapshot is not None and k == 700:
+                w.bio.flush()
+                shutil.copyfile(out, snapshot)
+
+
+def compressed():
+    """The drive in each storage with zstd message and file compression."""
+    for name, storage, mode in [
+        ("zstd_message", StoragePlugin.MCAP, CompressionMode.MESSAGE),
+        ("zstd_message_db3", StoragePlugin.SQLITE3, CompressionMode.MESSAGE),
+        ("zstd_file", StoragePlugin.MCAP, CompressionMode.FILE),
+        ("zstd_file_db3", StoragePlugin.SQLITE3, CompressionMode.FILE),
+    ]:
+        main(here / name, storage=storage, compression=mode)
+
+
+def ros1_all():
+    (here / "ros1").mkdir(exist_ok=True)
+    ros1(here / "ros1" / "drive.bag")
+    ros1(here / "ros1" / "drive_bz2.bag", compression="bz2")
+    ros1(here / "ros1" / "drive_lz4.bag", compression="lz4")
+    import tempfile
+    with tempfile.TemporaryDirectory() as scratch:
+        ros1(Path(scratch) / "u.bag", seconds=16.0, snapshot=here / "ros1" / "unfinished.bag")
+
+
 if __name__ == "__main__":
     import sys
     if len(sys.argv) == 3:  # OUT_DIR SECONDS: a longer bag (benches/bag_bench.py)
@@ -162,6 +270,8 @@ if __name__ == "__main__":
         main(here / "drive_db3", storage=StoragePlugin.SQLITE3)
         pose_twist()
         whole_seconds()
+        ros1_all()
+        compressed()
         import tempfile
         for name, storage in [("unfinished", StoragePlugin.MCAP),
                               ("unfinished_db3", StoragePlugin.SQLITE3)]:
