@@ -276,7 +276,6 @@ struct PoseSample {
 
 /// What the bag's topics say so far, and the control steps still to build.
 struct Aligner {
-    topics: Topics,
     vehicle: Vehicle,
     poses: History<PoseSample>,
     twists: History<(f64, f64)>,
@@ -295,33 +294,14 @@ struct Aligner {
     first_step: u64,
 }
 
-/// The number at a path of a decoded message.
-fn num(v: &Value, defs: &Defs, ty: &str, path: &str) -> Result<f64, String> {
-    v.num(defs, ty, path)
-        .ok_or_else(|| format!("{ty} has no number `{path}`"))
-}
-
-fn stamp(v: &Value, defs: &Defs, ty: &str) -> Option<f64> {
-    let s = v.num(defs, ty, "header.stamp.sec")?;
-    let n = v.num(defs, ty, "header.stamp.nanosec")?;
-    (s != 0.0 || n != 0.0).then_some(s + n * 1e-9)
-}
-
-/// The yaw of a geometry_msgs/Pose's quaternion.
-fn yaw_of(pose: &Value, defs: &Defs, ty: &str) -> Result<f64, String> {
-    let q = pose
-        .get(defs, ty, "orientation")
-        .ok_or_else(|| format!("{ty} has no orientation"))?;
-    let qt = "geometry_msgs/Quaternion";
-    let c = |name: &str| num(q, defs, qt, name);
-    let (x, y, z, w) = (c("x")?, c("y")?, c("z")?, c("w")?);
-    Ok((2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z)))
+/// The yaw of a quaternion (x, y, z, w).
+fn yaw_of([x, y, z, w]: [f64; 4]) -> f64 {
+    (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
 }
 
 impl Aligner {
-    fn new(topics: &Topics, vehicle: Vehicle) -> Aligner {
+    fn new(vehicle: Vehicle) -> Aligner {
         Aligner {
-            topics: topics.clone(),
             vehicle,
             poses: History::new(),
             twists: History::new(),
@@ -351,69 +331,50 @@ impl Aligner {
         }
     }
 
-    /// Takes one decoded message of `topic` (type `ty`) with its stamp.
-    fn take(
-        &mut self,
-        topic: &str,
-        ty: &str,
-        defs: &Defs,
-        v: &Value,
-        t: f64,
-    ) -> Result<(), String> {
+    /// Takes one decoded message of a topic read as `r`, with its time.
+    fn take(&mut self, r: &Reading, v: &Value, t: f64) -> Result<(), String> {
         self.watermark = self.watermark.max(t);
-        let t_ = &self.topics;
-        if topic == t_.odom {
-            // The pose inside the message: Odometry's pose.pose, PoseStamped's pose.
-            let odom = ty == "nav_msgs/Odometry";
-            let pose = v.get(defs, ty, if odom { "pose.pose" } else { "pose" });
-            let pose = pose.ok_or_else(|| format!("{ty} has no pose"))?;
-            let pt = "geometry_msgs/Pose";
-            let s = PoseSample {
-                x: num(pose, defs, pt, "position.x")?,
-                y: num(pose, defs, pt, "position.y")?,
-                yaw: yaw_of(pose, defs, pt)?,
-                speed: v.num(defs, ty, "twist.twist.linear.x"),
-                yaw_rate: v.num(defs, ty, "twist.twist.angular.z"),
-            };
-            self.t0.get_or_insert(t);
-            self.poses.push(t, s);
-        } else if topic == t_.twist {
-            let (lin, ang) = if ty == "geometry_msgs/TwistStamped" {
-                ("twist.linear.x", "twist.angular.z")
-            } else {
-                ("twist.twist.linear.x", "twist.twist.angular.z")
-            };
-            let lin = num(v, defs, ty, lin)?;
-            let ang = num(v, defs, ty, ang)?;
-            self.twists.push(t, (lin, ang));
-        } else if topic == t_.scan {
-            let ranges = match v.get(defs, ty, "ranges") {
-                Some(Value::Nums(r)) => r,
-                _ => return Err(format!("{ty} has no `ranges`")),
-            };
-            let scan = resample_scan(
-                num(v, defs, ty, "angle_min")?,
-                num(v, defs, ty, "angle_increment")?,
-                num(v, defs, ty, "range_min")?,
-                num(v, defs, ty, "range_max")?,
-                ranges,
-                self.vehicle.beams,
-            );
-            self.scans.push(t, scan);
-        } else if topic == t_.ulc_cmd {
-            if num(v, defs, ty, "cmd_type")? == 1.0 {
-                self.speeds.push(t, num(v, defs, ty, "cmd")?);
+        match r.role {
+            Role::Odom => {
+                let q = [r.num(v, 2)?, r.num(v, 3)?, r.num(v, 4)?, r.num(v, 5)?];
+                let s = PoseSample {
+                    x: r.num(v, 0)?,
+                    y: r.num(v, 1)?,
+                    yaw: yaw_of(q),
+                    speed: r.opt(v, 6),
+                    yaw_rate: r.opt(v, 7),
+                };
+                self.t0.get_or_insert(t);
+                self.poses.push(t, s);
             }
-        } else if topic == t_.steering_cmd {
-            let kind = num(v, defs, ty, "cmd_type")?;
-            self.steering(t, num(v, defs, ty, "cmd")?, kind);
-        } else if topic == t_.gear_report {
-            let g = v
-                .num(defs, ty, "gear.value")
-                .or_else(|| v.num(defs, ty, "gear"))
-                .ok_or_else(|| format!("{ty} has no gear"))?;
-            if let Some(g) = Gear::from_number(g as u8) {
-                self.gears.push(t, g);
+            Role::Twist => self.twists.push(t, (r.num(v, 0)?, r.num(v, 1)?)),
+            Role::Scan => {
+                let Value::Nums(ranges) = r.get(v, 0)? else {
+                    return Err(format!("{}: `ranges` is not an array of numbers", r.ty));
+                };
+                let scan = resample_scan(
+                    r.num(v, 1)?,
+                    r.num(v, 2)?,
+                    r.num(v, 3)?,
+                    r.num(v, 4)?,
+                    ranges,
+                    self.vehicle.beams,
+                );
+                self.scans.push(t, scan);
+            }
+            Role::UlcCmd => {
+                if r.num(v, 0)? == 1.0 {
+                    self.speeds.push(t, r.num(v, 1)?);
+                }
+            }
+            Role::SteeringCmd => {
+                let kind = r.num(v, 0)?;
+                self.steering(t, r.num(v, 1)?, kind);
+            }
+            Role::GearReport => {
+                if let Some(g) = Gear::from_number(r.num(v, 0)? as u8) {
+                    self.gears.push(t, g);
+                }
             }
         }
         Ok(())
@@ -529,9 +490,138 @@ impl<T> Prune for History<T> {
     }
 }
 
-/// The type and definitions of a topic the replay reads (None for the others), from its
-/// type name and, where the bag has it, its `ros2msg` definition text; every topic is
-/// listed in `channels`.
+/// A topic's part in the replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Odom,
+    Twist,
+    Scan,
+    UlcCmd,
+    SteeringCmd,
+    GearReport,
+}
+
+/// What the replay reads of each role's messages: slots of field paths, each with its
+/// alternatives (the first the type has is taken: Odometry's `pose.pose`, PoseStamped's
+/// `pose`); slots after `required` may be missing.
+fn slots(role: Role) -> (&'static [&'static [&'static str]], usize) {
+    match role {
+        Role::Odom => (
+            &[
+                &["pose.pose.position.x", "pose.position.x"],
+                &["pose.pose.position.y", "pose.position.y"],
+                &["pose.pose.orientation.x", "pose.orientation.x"],
+                &["pose.pose.orientation.y", "pose.orientation.y"],
+                &["pose.pose.orientation.z", "pose.orientation.z"],
+                &["pose.pose.orientation.w", "pose.orientation.w"],
+                &["twist.twist.linear.x"],
+                &["twist.twist.angular.z"],
+            ],
+            6,
+        ),
+        Role::Twist => (
+            &[
+                &["twist.linear.x", "twist.twist.linear.x"],
+                &["twist.angular.z", "twist.twist.angular.z"],
+            ],
+            2,
+        ),
+        Role::Scan => (
+            &[
+                &["ranges"],
+                &["angle_min"],
+                &["angle_increment"],
+                &["range_min"],
+                &["range_max"],
+            ],
+            5,
+        ),
+        Role::UlcCmd | Role::SteeringCmd => (&[&["cmd_type"], &["cmd"]], 2),
+        Role::GearReport => (&[&["gear.value", "gear"]], 1),
+    }
+}
+
+/// A topic the replay reads: its type, definitions (every field the replay does not
+/// read marked to be stepped over), role, and the field indices of its header stamp and
+/// of each slot of [`slots`], resolved once rather than looked up by name per message.
+pub(crate) struct Reading {
+    pub ty: String,
+    pub defs: Defs,
+    role: Role,
+    stamp: Option<[Vec<usize>; 2]>,
+    slots: Vec<Option<Vec<usize>>>,
+}
+
+impl Reading {
+    fn new(ty: String, mut defs: Defs, role: Role) -> Reading {
+        let stamp = ["header.stamp.sec", "header.stamp.nanosec"].map(|p| defs.resolve(&ty, p));
+        let stamp = match stamp {
+            [Some(s), Some(n)] => Some([s, n]),
+            _ => None,
+        };
+        let slots: Vec<Option<Vec<usize>>> = slots(role)
+            .0
+            .iter()
+            .map(|alts| alts.iter().find_map(|p| defs.resolve(&ty, p)))
+            .collect();
+        let mut keep: Vec<&[usize]> = slots.iter().flatten().map(|p| &p[..]).collect();
+        keep.extend(stamp.iter().flatten().map(|p| &p[..]));
+        defs.keep_only(&ty, &keep);
+        Reading {
+            ty,
+            defs,
+            role,
+            stamp,
+            slots,
+        }
+    }
+
+    /// The header stamp of a decoded message, s; None where it has none or it is zero.
+    fn stamp(&self, v: &Value) -> Option<f64> {
+        let [s, n] = self.stamp.as_ref()?;
+        match (v.at(s), v.at(n)) {
+            (Some(Value::Num(s)), Some(Value::Num(n))) if *s != 0.0 || *n != 0.0 => {
+                Some(s + n * 1e-9)
+            }
+            _ => None,
+        }
+    }
+
+    /// The value in slot `k`, or an error naming the type and the field it lacks.
+    fn get<'v>(&self, v: &'v Value, k: usize) -> Result<&'v Value, String> {
+        self.slots[k].as_ref().and_then(|p| v.at(p)).ok_or_else(|| {
+            format!(
+                "{} has no `{}`",
+                self.ty,
+                slots(self.role).0[k].join("` or `")
+            )
+        })
+    }
+
+    /// The number in slot `k`, or an error naming the field.
+    fn num(&self, v: &Value, k: usize) -> Result<f64, String> {
+        match self.get(v, k)? {
+            Value::Num(x) => Ok(*x),
+            _ => Err(format!(
+                "{}: `{}` is not a number",
+                self.ty,
+                slots(self.role).0[k][0]
+            )),
+        }
+    }
+
+    /// The number in slot `k` where the type has it.
+    fn opt(&self, v: &Value, k: usize) -> Option<f64> {
+        match self.get(v, k) {
+            Ok(Value::Num(x)) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+/// How a topic is read (None for a topic the replay does not read), from its type name
+/// and, where the bag has it, its definition text (`ros2msg`, or a ROS 1 connection's
+/// where `fallback` is ROS 1's); every topic is listed in `channels`.
 pub(crate) fn topic_defs(
     topic: &str,
     type_name: &str,
@@ -539,20 +629,20 @@ pub(crate) fn topic_defs(
     topics: &Topics,
     fallback: &Defs,
     channels: &mut Vec<(String, String)>,
-) -> Option<(String, Defs)> {
+) -> Option<Reading> {
     let ty = normalize(type_name);
     channels.push((topic.to_string(), ty.clone()));
-    let wanted = [
-        &topics.odom,
-        &topics.twist,
-        &topics.scan,
-        &topics.ulc_cmd,
-        &topics.steering_cmd,
-        &topics.gear_report,
-    ];
-    if !wanted.iter().any(|w| *w == topic) {
-        return None;
-    }
+    let role = [
+        (&topics.odom, Role::Odom),
+        (&topics.twist, Role::Twist),
+        (&topics.scan, Role::Scan),
+        (&topics.ulc_cmd, Role::UlcCmd),
+        (&topics.steering_cmd, Role::SteeringCmd),
+        (&topics.gear_report, Role::GearReport),
+    ]
+    .into_iter()
+    .find(|(name, _)| *name == topic)?
+    .1;
     let defs = match definition.filter(|d| !d.is_empty()) {
         // A definition that does not parse leaves the shipped ones, which name the type
         // they lack when a message is decoded.
@@ -567,7 +657,7 @@ pub(crate) fn topic_defs(
         }
         None => fallback.clone(),
     };
-    Some((ty, defs))
+    Some(Reading::new(ty, defs, role))
 }
 
 /// The messages of a bag on their way to control steps: each decoded, aligned, and the
@@ -626,7 +716,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         first_step: u64,
         each: F,
     ) -> Self {
-        let mut al = Aligner::new(topics, vehicle);
+        let mut al = Aligner::new(vehicle);
         al.first_step = first_step;
         Feed {
             file,
@@ -652,11 +742,12 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
     pub fn message(
         &mut self,
         topic: &str,
-        (ty, defs): (&str, &Defs),
+        r: &Reading,
         data: &[u8],
         log_time_ns: u64,
         place: impl Fn() -> String,
     ) -> Result<(), LogError> {
+        let (ty, defs) = (r.ty.as_str(), &r.defs);
         let v = if defs.is_ros1() {
             decode_ros1(defs, ty, data)
         } else if data.starts_with(&ZSTD_MAGIC) {
@@ -667,7 +758,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             decode(defs, ty, data)
         };
         let v = v.map_err(|e| self.err(format!("{}: {e}", place())))?;
-        let header = stamp(&v, defs, ty);
+        let header = r.stamp(&v);
         if let Some(h) = header {
             // One lookup a message; the topic's name is copied only the first time.
             match self.stamps.get_mut(topic) {
@@ -686,7 +777,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             _ => log_time_ns as f64 * 1e-9,
         };
         self.al
-            .take(topic, ty, defs, &v, t)
+            .take(r, &v, t)
             .map_err(|e| self.err(format!("{}: {e}", place())))?;
         self.messages += 1;
         self.flush(false)
@@ -847,7 +938,7 @@ fn read_mcap_from(
     let fallback = shipped_defs();
     let mut schemas: HashMap<u16, (String, String, Vec<u8>)> = HashMap::new();
     let mut chans: HashMap<u16, (String, String, u16)> = HashMap::new();
-    let mut defs_of: HashMap<u16, Option<(String, Defs)>> = HashMap::new();
+    let mut defs_of: HashMap<u16, Option<Reading>> = HashMap::new();
     let mut channels = Vec::new();
     // The records one by one (chunks decompressed by the reader), each record's strings
     // checked against its length before the mcap crate parses it.
@@ -917,7 +1008,7 @@ fn read_mcap_from(
         });
         let this = k;
         k += 1;
-        let Some((ty, defs)) = entry else { continue };
+        let Some(reading) = entry else { continue };
         let place = || {
             format!(
                 "topic {topic} message {this} (log time {} ns)",
@@ -928,7 +1019,7 @@ fn read_mcap_from(
             let e = format!("{}: encoding `{encoding}`, not cdr", place());
             return Err(feed.err(e));
         }
-        feed.message(topic, (ty, defs), &data, header.log_time, place)?;
+        feed.message(topic, reading, &data, header.log_time, place)?;
     }
     let mut info = feed.finish(channels)?;
     info.warnings.extend(cut);
@@ -1455,7 +1546,7 @@ mod tests {
     /// either side of it are built.
     #[test]
     fn a_gap_of_68_years_is_counted_not_walked() {
-        let mut al = Aligner::new(&Topics::default(), veh());
+        let mut al = Aligner::new(veh());
         let p = PoseSample {
             x: 0.0,
             y: 0.0,
@@ -1561,6 +1652,35 @@ mod tests {
         assert!(out.capacity() < 1 << 20);
     }
 
+    /// Each role's fields are found by the first of their paths the type has: the pose
+    /// of Odometry, PoseStamped and PoseWithCovarianceStamped, the speed only where the
+    /// type has a twist; a type without a required field is named with the paths tried.
+    #[test]
+    fn pose_types_resolve_their_own_paths() {
+        let mut defs = shipped_defs();
+        defs.add(
+            "geometry_msgs/PoseWithCovarianceStamped",
+            "std_msgs/Header header\ngeometry_msgs/PoseWithCovariance pose\n",
+        )
+        .unwrap();
+        for (ty, speed) in [
+            ("nav_msgs/Odometry", true),
+            ("geometry_msgs/PoseStamped", false),
+            ("geometry_msgs/PoseWithCovarianceStamped", false),
+        ] {
+            let r = Reading::new(ty.into(), defs.clone(), Role::Odom);
+            assert!(r.slots[..6].iter().all(Option::is_some), "{ty}");
+            assert_eq!(r.slots[6].is_some(), speed, "{ty}");
+            assert!(r.stamp.is_some(), "{ty}");
+        }
+        let r = Reading::new("geometry_msgs/Twist".into(), defs, Role::Odom);
+        let e = r.get(&Value::Msg(vec![]), 0).unwrap_err();
+        assert!(
+            e.contains("pose.pose.position.x` or `pose.position.x"),
+            "{e}"
+        );
+    }
+
     /// A steering command of a wheel angle (type 2) is logged as the curvature of its
     /// road wheel angle, tan(angle / ratio) / wheelbase; a curvature (type 3) as it is; a
     /// yaw rate (type 4) is not a curvature and is left out.
@@ -1584,14 +1704,14 @@ mod tests {
             ])
         };
         let v = veh();
-        let mut al = Aligner::new(&Topics::default(), v);
-        let topic = Topics::default().steering_cmd;
-        al.take(&topic, ty, &defs, &msg(60.0, 2.0), 1.0).unwrap();
+        let mut al = Aligner::new(v);
+        let r = Reading::new(ty.to_string(), defs, Role::SteeringCmd);
+        al.take(&r, &msg(60.0, 2.0), 1.0).unwrap();
         let want = (60.0 / v.steering_ratio).to_radians().tan() / v.wheelbase_m;
         assert!((al.curvatures.at(1.0).unwrap().1 - want).abs() < 1e-12);
-        al.take(&topic, ty, &defs, &msg(-0.05, 3.0), 2.0).unwrap();
+        al.take(&r, &msg(-0.05, 3.0), 2.0).unwrap();
         assert_eq!(al.curvatures.at(2.0).unwrap().1, -0.05);
-        al.take(&topic, ty, &defs, &msg(0.3, 4.0), 3.0).unwrap();
+        al.take(&r, &msg(0.3, 4.0), 3.0).unwrap();
         assert_eq!(al.curvatures.at(3.0).unwrap().0, 2.0);
     }
 }

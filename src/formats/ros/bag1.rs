@@ -6,7 +6,7 @@
 //! ROS 2 bag's ([`super::bag`]). The file is read in order, without its index: a bag
 //! never closed (index position 0) or cut inside a record reads up to where it stops.
 
-use super::bag::{BagInfo, Feed, Topics, Vehicle, topic_defs};
+use super::bag::{BagInfo, Feed, Reading, Topics, Vehicle, topic_defs};
 use super::msg::Defs;
 use crate::formats::bounds::MAX_UNPACKED_BYTES;
 use crate::formats::log::{LogError, Record};
@@ -137,7 +137,7 @@ struct Conns<'t> {
     fallback: Defs,
     /// Connection id → its topic and, for a topic the replay reads, its type and
     /// definitions.
-    of: HashMap<u32, (String, Option<(String, Defs)>)>,
+    of: HashMap<u32, (String, Option<Reading>)>,
     channels: Vec<(String, String)>,
     /// Messages met, of every topic.
     k: usize,
@@ -186,14 +186,14 @@ impl Conns<'_> {
                 "a message of connection {id} before its connection"
             )));
         };
-        let Some((ty, defs)) = entry else {
+        let Some(reading) = entry else {
             return Ok(());
         };
         let time = h
             .time
             .ok_or_else(|| bad("a message without its `time`".into()))?;
         let place = || format!("topic {topic} message {this} (receive time {time} ns)");
-        feed.message(topic, (ty, defs), data, time, place)
+        feed.message(topic, reading, data, time, place)
     }
 }
 

@@ -12,7 +12,8 @@
 use super::msg::{Count, Defs, Field, Prim, Type};
 
 /// A decoded value: numbers (every numeric type, as f64), a numeric array, a string, a
-/// list of messages, or a message (its fields in the order of its definition).
+/// list of messages, or a message (its fields in the order of its definition); a field
+/// marked to be skipped ([`super::msg::Defs::keep_only`]) is `Skipped`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Num(f64),
@@ -20,6 +21,7 @@ pub enum Value {
     Str(String),
     List(Vec<Value>),
     Msg(Vec<Value>),
+    Skipped,
 }
 
 struct Cursor<'a> {
@@ -208,9 +210,64 @@ fn message(defs: &Defs, ty: usize, c: &mut Cursor, depth: usize) -> Result<Value
     let fields = defs.at(ty);
     let mut out = Vec::with_capacity(fields.len());
     for f in fields {
-        out.push(field(defs, f, c, depth).map_err(|m| format!("{}: {m}", f.name))?);
+        let v = if f.skip {
+            skip_field(defs, f, c, depth).map(|_| Value::Skipped)
+        } else {
+            field(defs, f, c, depth)
+        };
+        out.push(v.map_err(|m| format!("{}: {m}", f.name))?);
     }
     Ok(Value::Msg(out))
+}
+
+/// Steps over a field as [`field`] would read it, checking the same lengths, building
+/// nothing.
+fn skip_field(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<(), String> {
+    let n = match f.count {
+        Count::One => return skip_one(defs, f, c, depth),
+        Count::Fixed(n) => n,
+        Count::Seq => c.count()?,
+    };
+    match &f.ty {
+        Type::Prim(p) if *p != Prim::Str => {
+            if n > 0 {
+                c.align(p.size());
+                let size = n.checked_mul(p.size()).ok_or_else(|| {
+                    format!(
+                        "an array of {n} elements at byte {} is longer than the message",
+                        c.at
+                    )
+                })?;
+                c.take(size)?;
+            }
+            Ok(())
+        }
+        _ => (0..c.fits(n, "array")?).try_for_each(|_| skip_one(defs, f, c, depth)),
+    }
+}
+
+fn skip_one(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<(), String> {
+    match &f.ty {
+        Type::Prim(Prim::Str) => {
+            let n = c.u32()? as usize;
+            c.take(n).map(|_| ())
+        }
+        Type::Prim(p) => {
+            c.align(p.size());
+            c.take(p.size()).map(|_| ())
+        }
+        Type::Msg(name) => {
+            let k = f
+                .target
+                .ok_or_else(|| format!("no definition of the message type {name}"))?;
+            if depth > 32 {
+                return Err("nested more than 32 deep".into());
+            }
+            defs.at(k)
+                .iter()
+                .try_for_each(|g| skip_field(defs, g, c, depth + 1))
+        }
+    }
 }
 
 fn field(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<Value, String> {
@@ -254,6 +311,16 @@ impl Value {
             if let Some(t) = fields[k].target {
                 fields = defs.at(t);
             }
+        }
+        Some(v)
+    }
+
+    /// The value at field indices (from [`Defs::resolve`]).
+    pub fn at(&self, path: &[usize]) -> Option<&Value> {
+        let mut v = self;
+        for &k in path {
+            let Value::Msg(vals) = v else { return None };
+            v = vals.get(k)?;
         }
         Some(v)
     }
@@ -367,6 +434,76 @@ mod tests {
         }
         // The same bytes read as CDR give other numbers: the two are told apart.
         assert_ne!(decode(&defs, "t/M", &b).ok(), Some(v));
+    }
+
+    /// Fields kept by `keep_only` decode as before and the others are stepped over
+    /// (`Skipped`): the values on the kept paths are the full decode's, in CDR and in
+    /// ROS 1, and a message cut anywhere is still an error.
+    #[test]
+    fn skipped_fields_leave_the_kept_ones_as_they_were() {
+        let text = "std_msgs/Header header\nuint8 flag\nfloat64[3] cov\nt/In[] ins\nfloat64 x\n";
+        for ros1 in [false, true] {
+            let mut defs = if ros1 {
+                Defs::builtin_ros1()
+            } else {
+                Defs::builtin()
+            };
+            defs.add("t/In", "string name\nfloat32[] r\n").unwrap();
+            defs.add("t/M", text).unwrap();
+            let mut b: Vec<u8> = if ros1 { vec![] } else { vec![0, 1, 0, 0] };
+            let pad = |b: &mut Vec<u8>, n: usize| {
+                while !ros1 && (b.len() - 4) % n != 0 {
+                    b.push(0);
+                }
+            };
+            if ros1 {
+                b.extend(9u32.to_le_bytes()); // seq
+            }
+            b.extend(7u32.to_le_bytes());
+            b.extend(5u32.to_le_bytes());
+            b.extend(2u32.to_le_bytes());
+            b.extend(b"ab");
+            b.push(3); // flag
+            pad(&mut b, 8);
+            for c in [1.0f64, 2.0, 3.0] {
+                b.extend(c.to_le_bytes());
+            }
+            pad(&mut b, 4);
+            b.extend(1u32.to_le_bytes()); // one In
+            b.extend(1u32.to_le_bytes());
+            b.push(b'q'); // name "q"
+            pad(&mut b, 4);
+            b.extend(2u32.to_le_bytes());
+            b.extend(0.5f32.to_le_bytes());
+            b.extend(0.25f32.to_le_bytes());
+            pad(&mut b, 8);
+            b.extend(4.5f64.to_le_bytes());
+            let dec = |d: &Defs, b: &[u8]| {
+                if ros1 {
+                    decode_ros1(d, "t/M", b)
+                } else {
+                    decode(d, "t/M", b)
+                }
+            };
+            let full = dec(&defs, &b).unwrap();
+            let x = defs.resolve("t/M", "x").unwrap();
+            let sec = defs.resolve("t/M", "header.stamp.sec").unwrap();
+            assert_eq!(defs.resolve("t/M", "header.nope"), None);
+            let mut kept = defs.clone();
+            kept.keep_only("t/M", &[&x, &sec]);
+            let part = dec(&kept, &b).unwrap();
+            assert_eq!(part.at(&x), Some(&Value::Num(4.5)), "ros1 {ros1}");
+            assert_eq!(part.at(&x), full.at(&x));
+            assert_eq!(part.at(&sec), Some(&Value::Num(7.0)));
+            for skipped in ["flag", "cov", "ins", "header.frame_id"] {
+                let p = defs.resolve("t/M", skipped).unwrap();
+                assert_eq!(part.at(&p), Some(&Value::Skipped), "{skipped}");
+                assert_ne!(full.at(&p), Some(&Value::Skipped), "{skipped}");
+            }
+            for k in 0..b.len() {
+                assert!(dec(&kept, &b[..k]).is_err(), "ros1 {ros1} cut at {k}");
+            }
+        }
     }
 
     /// Hostile definitions (issue 63): a fixed array of 2^61 + 1 doubles, whose byte

@@ -4,8 +4,7 @@
 //! rusqlite, the messages streamed in timestamp order into the same alignment as an MCAP
 //! bag's ([`super::bag`]); a bag without definitions is decoded by those of `data/msgs/`.
 
-use super::bag::{BagInfo, Feed, Topics, Vehicle, shipped_defs, topic_defs};
-use super::msg::Defs;
+use super::bag::{BagInfo, Feed, Reading, Topics, Vehicle, shipped_defs, topic_defs};
 use crate::formats::log::{LogError, Record};
 use std::collections::HashMap;
 
@@ -27,7 +26,7 @@ pub fn read_db3(
     let definitions = definitions(&db);
     let fallback = shipped_defs();
     let mut channels = Vec::new();
-    let mut defs_of: HashMap<i64, Option<(String, Defs)>> = HashMap::new();
+    let mut defs_of: HashMap<i64, Option<Reading>> = HashMap::new();
     let mut names: HashMap<i64, String> = HashMap::new();
     {
         let mut q = db
@@ -62,7 +61,7 @@ pub fn read_db3(
     while let Some(row) = rows.next().map_err(|e| feed.err(sql(e)))? {
         k += 1;
         let id: i64 = row.get(0).map_err(|e| feed.err(sql(e)))?;
-        let Some(Some((ty, defs))) = defs_of.get(&id) else {
+        let Some(Some(reading)) = defs_of.get(&id) else {
             continue;
         };
         let time: i64 = row.get(1).map_err(|e| feed.err(sql(e)))?;
@@ -70,7 +69,7 @@ pub fn read_db3(
         let data = data.map_err(|e| feed.err(sql(e)))?;
         let topic = &names[&id];
         let place = || format!("topic {topic} message {} (timestamp {time} ns)", k - 1);
-        feed.message(topic, (ty, defs), data, time.max(0) as u64, place)?;
+        feed.message(topic, reading, data, time.max(0) as u64, place)?;
     }
     feed.finish(channels)
 }

@@ -90,6 +90,9 @@ pub struct Field {
     /// The index of a nested type's definition in its [`Defs`], where it has one (set as
     /// definitions are added, so that decoding looks no name up).
     pub target: Option<usize>,
+    /// Whether decoding steps over this field without building its value (set by
+    /// [`Defs::keep_only`]: the covariances and frame names the replay never reads).
+    pub skip: bool,
 }
 
 /// Message definitions, by index and by full name (`pkg/Type`).
@@ -245,6 +248,57 @@ impl Defs {
         &self.list[index]
     }
 
+    /// The field indices of a dotted path (`pose.pose.position.x`) in type `ty`, where the
+    /// type has every name on it.
+    pub fn resolve(&self, ty: &str, path: &str) -> Option<Vec<usize>> {
+        let mut k = self.index(ty).ok()?;
+        let mut out = Vec::new();
+        let mut names = path.split('.').peekable();
+        while let Some(name) = names.next() {
+            let i = self.list[k].iter().position(|f| f.name == name)?;
+            out.push(i);
+            if names.peek().is_some() {
+                k = self.list[k][i].target?;
+            }
+        }
+        Some(out)
+    }
+
+    /// Marks every field that lies on none of `paths` (field indices from type `ty`, as
+    /// [`Defs::resolve`] gives them) to be stepped over when decoding; a path that ends at
+    /// a message keeps all of it. A type used in several places keeps the union.
+    pub fn keep_only(&mut self, ty: &str, paths: &[&[usize]]) {
+        let Ok(top) = self.index(ty) else { return };
+        for f in self.list.iter_mut().flatten() {
+            f.skip = true;
+        }
+        for path in paths {
+            let mut k = top;
+            for (j, &i) in path.iter().enumerate() {
+                let f = &mut self.list[k][i];
+                f.skip = false;
+                match f.target {
+                    Some(t) if j + 1 < path.len() => k = t,
+                    Some(t) => self.keep_all(t, 0),
+                    None => break,
+                }
+            }
+        }
+    }
+
+    /// Keeps every field of type `k` and of the types inside it.
+    fn keep_all(&mut self, k: usize, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        for i in 0..self.list[k].len() {
+            self.list[k][i].skip = false;
+            if let Some(t) = self.list[k][i].target {
+                self.keep_all(t, depth + 1);
+            }
+        }
+    }
+
     /// The fields of a type, or an error naming the type no definition was given for.
     pub fn fields(&self, name: &str) -> Result<&[Field], String> {
         self.index(name).map(|k| self.at(k))
@@ -284,5 +338,6 @@ fn parse_field(pkg: &str, ty: &str, name: &str, ros1: bool) -> Result<Field, Str
         ty,
         count,
         target: None,
+        skip: false,
     })
 }
