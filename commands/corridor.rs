@@ -160,8 +160,15 @@ fn build(a: BuildArgs, global: &Global) -> anyhow::Result<()> {
         Some(p) => Map::load(p)?,
         None => Map::builtin_farm(),
     };
+    if let Some(why) = &map.crs_note {
+        // Warned even under --quiet: the corridor file will carry no CRS.
+        eprintln!(
+            "warning: the map's CRS cannot be used ({why}); it is read in its own metres, \
+             the corridor carries no CRS, and a route must be in the map's metres"
+        );
+    }
     let route = match &a.route {
-        Some(p) => Path::load_named_on(p, map.crs)?,
+        Some(p) => Path::load_named_on(p, map.route_crs())?,
         None => Path::builtin("farm_yard_to_east_lane.json").expect("a shipped route"),
     };
     let image_format = match &a.image {

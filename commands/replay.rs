@@ -382,7 +382,7 @@ fn replayers(
 ) -> anyhow::Result<(Replayer, Option<Replayer>)> {
     let scenario = Scenario::load(args.scenario.as_deref())?;
     let route = match &args.route {
-        Some(p) => acres::chain::path::Path::load_named_on(p, None)?,
+        Some(p) => acres::chain::path::Path::load_named_on(p, acres::ground::MapCrs::None)?,
         None => scenario.route()?,
     };
     let (corner, shield) = (scenario.corner_rule, scenario.shield);

@@ -68,7 +68,7 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<bool> {
 }
 
 /// A route file, or a shipped route by name; a route on the Earth is placed on `crs`.
-fn load_route(p: &std::path::Path, crs: Option<acres::ground::Crs>) -> anyhow::Result<Path> {
+fn load_route(p: &std::path::Path, crs: acres::ground::MapCrs<'_>) -> anyhow::Result<Path> {
     Ok(Path::load_named_on(p, crs)?)
 }
 
@@ -81,15 +81,15 @@ fn check(a: CheckArgs, global: &Global) -> anyhow::Result<bool> {
     let (route, corridor) = match (&a.corridor, &a.map) {
         (Some(f), _) => {
             let c = Corridor::load(f)?;
-            (load_route(&a.route, c.crs)?, Some(c))
+            (load_route(&a.route, c.crs.into())?, Some(c))
         }
         (None, Some(m)) => {
             let map = Map::load_named(m)?;
-            let route = load_route(&a.route, map.crs)?;
+            let route = load_route(&a.route, map.route_crs())?;
             let c = corridor::build(&map, &route, &config.control.corridor, |_| {})?;
             (route, Some(c))
         }
-        (None, None) => (load_route(&a.route, None)?, None),
+        (None, None) => (load_route(&a.route, acres::ground::MapCrs::None)?, None),
     };
     let report = route_check::check(&config, &route, corridor.as_ref());
     if let (Some(p), Some(f)) = (&a.plot, format) {

@@ -19,7 +19,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub fn route(name: &str, map: Option<&Map>) -> PyResult<Path> {
     let p = std::path::Path::new(name);
     if p.exists() {
-        return Path::load_on(p, map.and_then(|m| m.crs)).map_err(err);
+        let crs = map.map_or(acres::ground::MapCrs::None, |m| m.route_crs());
+        return Path::load_on(p, crs).map_err(err);
     }
     Path::builtin(name).ok_or_else(|| {
         err(format!(

@@ -29,6 +29,10 @@ pub struct GeoBand {
     /// The world position of the lower-left corner.
     pub origin_m: [f64; 2],
     pub crs: Option<Crs>,
+    /// Why the CRS the file names cannot be used (a user-defined projection, a datum acres
+    /// cannot shift): the map still reads, in its own metres, and a route on the Earth is
+    /// refused with this reason.
+    pub crs_note: Option<String>,
     pub nodata: Option<f64>,
     integer: bool,
     dec: Decoder<Box<dyn ReadSeek>>,
@@ -42,6 +46,7 @@ impl std::fmt::Debug for GeoBand {
             .field("resolution_m", &self.resolution_m)
             .field("origin_m", &self.origin_m)
             .field("crs", &self.crs)
+            .field("crs_note", &self.crs_note)
             .field("nodata", &self.nodata)
             .finish_non_exhaustive()
     }
@@ -171,7 +176,7 @@ pub fn read_band(path: &FsPath, image: Image) -> Result<GeoBand, MapError> {
     }
     let keys = geo_keys(&mut dec);
     // The CRS first: a raster in degrees is refused as such, not for its tiny pixels.
-    let crs = crs_of(path, &keys)?;
+    let (crs, crs_note) = crs_of(path, &keys, &user_keys(&mut dec))?;
     let place = place(path, &mut dec, &keys, h)?;
     let nodata = dec
         .get_tag_ascii_string(Tag::GdalNodata)
@@ -184,6 +189,7 @@ pub fn read_band(path: &FsPath, image: Image) -> Result<GeoBand, MapError> {
         resolution_m: place.resolution_m,
         origin_m: place.origin_m,
         crs,
+        crs_note,
         nodata,
         integer,
         dec,
@@ -294,7 +300,15 @@ fn place<R: std::io::Read + std::io::Seek>(
 
 /// The CRS of the GeoKeys: a projected CRS by EPSG code in metres, none where the file
 /// names none (or a user-defined one, which has no code); a geographic model is refused.
-fn crs_of(path: &FsPath, keys: &[(u16, u16)]) -> Result<Option<Crs>, MapError> {
+/// The CRS a GeoTIFF names, or why it cannot be used. A CRS in degrees or in a unit other
+/// than the metre is refused (the map's own cells would not be metres); an EPSG code acres
+/// cannot convert, or a user-defined projection that is not a UTM zone on WGS 84, leaves
+/// the map in its own metres with the reason.
+fn crs_of(
+    path: &FsPath,
+    keys: &[(u16, u16)],
+    user: &UserKeys,
+) -> Result<(Option<Crs>, Option<String>), MapError> {
     if key(keys, 1024) == Some(2) {
         let code = key(keys, 2048).map_or("a geographic CRS".into(), |c| format!("EPSG:{c}"));
         return Err(err(
@@ -313,11 +327,195 @@ fn crs_of(path: &FsPath, keys: &[(u16, u16)]) -> Result<Option<Crs>, MapError> {
             format!("the GeoTIFF's linear unit is EPSG:{u}, not the metre (9001)"),
         ));
     }
-    match key(keys, 3072) {
-        None | Some(32767) => Ok(None),
-        Some(code) => Crs::from_epsg(code as u32)
-            .map(Some)
-            .map_err(|m| err(path, m)),
+    let code = match key(keys, 3072) {
+        None if key(keys, 3075).is_none() => return Ok((None, None)),
+        None | Some(32767) => match user.utm_zone(keys) {
+            Some(code) => code,
+            None => return Ok((None, Some(user.describe(keys)))),
+        },
+        Some(code) => u32::from(code),
+    };
+    Ok(match Crs::from_epsg(code) {
+        Ok(c) => (Some(c), None),
+        Err(m) => (None, Some(m)),
+    })
+}
+
+/// What a user-defined CRS's GeoKeys hold besides short values: the GeoKey directory's
+/// double parameters and its citation text.
+#[derive(Default)]
+struct UserKeys {
+    /// GeoKey id → its double values (GeoDoubleParamsTag).
+    doubles: Vec<(u16, Vec<f64>)>,
+    /// The citations (GTCitation, PCSCitation, GeogCitation), joined.
+    citation: String,
+}
+
+fn user_keys<R: std::io::Read + std::io::Seek>(dec: &mut Decoder<R>) -> UserKeys {
+    let Ok(dir) = dec.get_tag_u16_vec(Tag::GeoKeyDirectoryTag) else {
+        return UserKeys::default();
+    };
+    let doubles = dec
+        .get_tag_f64_vec(Tag::GeoDoubleParamsTag)
+        .unwrap_or_default();
+    let ascii = dec
+        .get_tag_ascii_string(Tag::GeoAsciiParamsTag)
+        .unwrap_or_default();
+    let n = dir.get(3).copied().unwrap_or(0) as usize;
+    let mut out = UserKeys::default();
+    for k in dir.get(4..).unwrap_or(&[]).chunks_exact(4).take(n) {
+        let (id, at, count, off) = (k[0], k[1], k[2] as usize, k[3] as usize);
+        if at == 34736 {
+            let v = doubles.get(off..off.saturating_add(count)).unwrap_or(&[]);
+            out.doubles.push((id, v.to_vec()));
+        } else if at == 34737 && matches!(id, 1026 | 2049 | 3073) {
+            let text = ascii.get(off..off.saturating_add(count)).unwrap_or("");
+            for part in text.split('|').map(str::trim) {
+                let part = esri_name(part).unwrap_or(part);
+                let lower = part.to_ascii_lowercase();
+                let noise = lower.ends_with("= unknown") || lower.starts_with("primem =");
+                if part.is_empty() || lower == "unknown" || noise {
+                    continue;
+                }
+                if !out.citation.is_empty() {
+                    out.citation.push_str("; ");
+                }
+                out.citation.push_str(part);
+            }
+        }
+    }
+    out.citation.truncate(200);
+    out
+}
+
+/// The name an ESRI PE string citation gives its CRS (`ESRI PE String = PROJCS["name",...`).
+fn esri_name(citation: &str) -> Option<&str> {
+    let rest = citation.strip_prefix("ESRI PE String = ")?;
+    let rest = rest.split_once('"')?.1;
+    Some(rest.split_once('"')?.0)
+}
+
+/// GeoTIFF's projection methods (ProjCoordTransGeoKey, 3075), by name.
+fn method_name(code: u16) -> String {
+    match code {
+        1 => "Transverse Mercator".into(),
+        3 => "Oblique Mercator".into(),
+        7 => "Mercator".into(),
+        8 => "Lambert Conformal Conic (2 parallels)".into(),
+        9 => "Lambert Conformal Conic (1 parallel)".into(),
+        10 => "Lambert Azimuthal Equal Area".into(),
+        11 => "Albers Equal Area".into(),
+        12 => "Azimuthal Equidistant".into(),
+        14 => "Stereographic".into(),
+        15 => "Polar Stereographic".into(),
+        16 => "Oblique Stereographic".into(),
+        c => format!("projection method {c}"),
+    }
+}
+
+/// A projection parameter's GeoKey by the name PROJ gives it.
+fn param_name(id: u16) -> Option<&'static str> {
+    Some(match id {
+        3078 => "lat_1",
+        3079 => "lat_2",
+        3080 | 3084 | 3088 | 3095 => "lon_0",
+        3081 | 3085 | 3089 => "lat_0",
+        3082 | 3086 | 3090 => "x_0",
+        3083 | 3087 | 3091 => "y_0",
+        3092 | 3093 => "k_0",
+        3094 => "alpha",
+        _ => return None,
+    })
+}
+
+impl UserKeys {
+    fn get(&self, id: u16) -> Option<f64> {
+        self.doubles
+            .iter()
+            .find(|d| d.0 == id)
+            .and_then(|d| d.1.first().copied())
+    }
+
+    /// Whether the datum is WGS 84: GeogGeodeticDatum 6326 or GeographicType 4326, or a
+    /// user-defined datum on the WGS 84 ellipsoid (7030) shifted by nothing
+    /// (GeogTOWGS84 all zeros), as GDAL writes `+ellps=WGS84 +towgs84=0,0,0`.
+    fn wgs84(&self, keys: &[(u16, u16)]) -> bool {
+        let no_shift = self
+            .doubles
+            .iter()
+            .find(|d| d.0 == 2062)
+            .is_some_and(|d| !d.1.is_empty() && d.1.iter().all(|&v| v == 0.0));
+        key(keys, 2050) == Some(6326)
+            || key(keys, 2048) == Some(4326)
+            || key(keys, 2056) == Some(7030) && no_shift
+    }
+
+    /// The EPSG code of a user-defined Transverse Mercator that is a UTM zone on WGS 84
+    /// (scale 0.9996 at a zone's central meridian, false easting 500 km, false northing 0
+    /// or 10,000 km): 326NN north, 327NN south.
+    fn utm_zone(&self, keys: &[(u16, u16)]) -> Option<u32> {
+        if !self.wgs84(keys) {
+            return None;
+        }
+        // ProjectionGeoKey: 16001–16060 UTM zones north, 16101–16160 south.
+        match key(keys, 3074) {
+            Some(p @ 16001..=16060) => return Some(32600 + u32::from(p - 16000)),
+            Some(p @ 16101..=16160) => return Some(32700 + u32::from(p - 16100)),
+            _ => {}
+        }
+        if key(keys, 3075) != Some(1) {
+            return None;
+        }
+        let lon0 = self.get(3080).or(self.get(3088))?;
+        let zone = (lon0 + 183.0) / 6.0;
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let utm = near(zone, zone.round())
+            && (1.0..=60.0).contains(&zone.round())
+            && near(self.get(3081).unwrap_or(0.0), 0.0)
+            && near(self.get(3092).or(self.get(3093))?, 0.9996)
+            && near(self.get(3082)?, 500_000.0);
+        let north = self.get(3083).unwrap_or(0.0);
+        match (utm, north) {
+            (true, n) if near(n, 0.0) => Some(32600 + zone.round() as u32),
+            (true, n) if near(n, 10_000_000.0) => Some(32700 + zone.round() as u32),
+            _ => None,
+        }
+    }
+
+    /// What a user-defined CRS is, for the refusal: its method, datum, parameters and
+    /// citation, and what to do.
+    fn describe(&self, keys: &[(u16, u16)]) -> String {
+        let method = match (key(keys, 3075), key(keys, 3074)) {
+            (Some(m), _) => method_name(m),
+            (None, Some(p)) if p != 32767 => format!("projection EPSG:{p}"),
+            _ => "an unnamed projection".into(),
+        };
+        let datum = match (key(keys, 2050), key(keys, 2048)) {
+            _ if self.wgs84(keys) => "WGS 84".to_string(),
+            (Some(d), _) if d != 32767 => format!("datum EPSG:{d}"),
+            (_, Some(g)) if g != 32767 => format!("geographic CRS EPSG:{g}"),
+            _ => "a user-defined datum".to_string(),
+        };
+        let params: Vec<String> = self
+            .doubles
+            .iter()
+            .filter_map(|(id, v)| Some(format!("{} {}", param_name(*id)?, v.first()?)))
+            .collect();
+        let cited = if self.citation.is_empty() {
+            String::new()
+        } else {
+            format!(", cited as \"{}\"", self.citation)
+        };
+        format!(
+            "a user-defined CRS, {method} on {datum} ({}){cited}, which is no EPSG CRS acres can \
+             convert; reproject the map to a WGS 84 CRS in metres, such as its UTM zone: \
+             `gdalwarp -t_srs EPSG:326NN IN.tif OUT.tif` (327NN south of the equator)",
+            if params.is_empty() {
+                "no parameters".into()
+            } else {
+                params.join(", ")
+            }
+        )
     }
 }
 
@@ -406,6 +604,73 @@ mod tests {
         let alone = Map::load(&data("classes.tif")).unwrap();
         assert_eq!(alone.classes, m.classes);
         assert_eq!(alone.name, "classes");
+    }
+
+    /// CRSs without a plain EPSG code, as rasterio writes them (make.py): UTM zone 15N as
+    /// user-defined keys is mapped to EPSG:32615; a user-defined Lambert conic and NAD27
+    /// leave the map in its own metres with the reason, which refuses a lon/lat route and
+    /// lets a route in the map's metres through.
+    #[test]
+    fn crss_without_an_epsg_code_are_mapped_or_named() {
+        use crate::chain::path::Path;
+        use crate::ground::MapCrs;
+        let plain = Map::load(&data("classes.tif")).unwrap();
+        let utm = Map::load(&data("utm_user.tif")).unwrap();
+        assert_eq!(utm.crs.map(|c| c.epsg()), Some(32615));
+        assert_eq!((utm.classes, utm.crs_note), (plain.classes.clone(), None));
+        let lonlat = data("route_lonlat.geojson");
+        let metres = r#"{"type": "Feature", "properties": {"speed_mps": 3.0},
+            "crs": {"type": "name", "properties": {"name": "acres:map"}},
+            "geometry": {"type": "LineString",
+                         "coordinates": [[500002, 4982982], [500038, 4982982]]}}"#;
+        for (file, says) in [
+            (
+                "lcc_user.tif",
+                ["Lambert Conformal Conic (2 parallels)", "lat_1 33"],
+            ),
+            ("nad27.tif", ["EPSG:26715", "NAD27"]),
+        ] {
+            let m = Map::load(&data(file)).unwrap();
+            assert_eq!((m.crs, &m.classes), (None, &plain.classes), "{file}");
+            let note = m.crs_note.clone().unwrap_or_default();
+            assert!(says.iter().all(|w| note.contains(w)), "{file}: {note}");
+            assert!(note.contains("gdalwarp -t_srs EPSG:326NN"), "{note}");
+            assert!(matches!(m.route_crs(), MapCrs::Unusable(_)));
+            let e = Path::load_on(&lonlat, m.route_crs())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("cannot be used") && e.contains(says[0]), "{e}");
+            let p = Path::from_json_str_on("m.geojson", metres, m.route_crs()).unwrap();
+            assert_eq!(p.point(1).x, 500_038.0);
+        }
+    }
+
+    /// A user-defined Transverse Mercator is a UTM zone on WGS 84 only with all of a
+    /// zone's parameters: north and south false northings give 326NN and 327NN; a
+    /// meridian half a degree off, a scale of 1, or another datum give none.
+    #[test]
+    fn only_a_whole_utm_zone_maps_to_its_code() {
+        let tm = |lon0: f64, k: f64, north: f64| super::UserKeys {
+            doubles: vec![
+                (3080, vec![lon0]),
+                (3081, vec![0.0]),
+                (3082, vec![500_000.0]),
+                (3083, vec![north]),
+                (3092, vec![k]),
+            ],
+            citation: String::new(),
+        };
+        let wgs = [(3075, 1), (2050, 6326)];
+        assert_eq!(tm(-93.0, 0.9996, 0.0).utm_zone(&wgs), Some(32615));
+        assert_eq!(tm(-93.0, 0.9996, 1e7).utm_zone(&wgs), Some(32715));
+        assert_eq!(tm(177.0, 0.9996, 0.0).utm_zone(&wgs), Some(32660));
+        assert_eq!(tm(-93.5, 0.9996, 0.0).utm_zone(&wgs), None);
+        assert_eq!(tm(-93.0, 1.0, 0.0).utm_zone(&wgs), None);
+        assert_eq!(tm(-93.0, 0.9996, 5.0).utm_zone(&wgs), None);
+        assert_eq!(
+            tm(-93.0, 0.9996, 0.0).utm_zone(&[(3075, 1), (2050, 6267)]),
+            None
+        );
     }
 
     /// A PixelIsPoint file's tie point names a pixel's centre: the raster lies where the

@@ -240,12 +240,15 @@ impl Map {
                 Some(Crs::parse(c).map_err(|e| err(manifest_path, format!("key `crs`: {e}")))?)
             }
         };
+        // Why a CRS a GeoTIFF names cannot be used; a manifest's own `crs` settles it.
+        let mut note: Option<String> = None;
         let img = dir.join(&m.image);
         let classes = if is_geotiff(&img) {
             let band = geotiff::read_band(&img, read(&img)?.into())?;
             let at = (m.resolution_m, m.origin_m);
             agree(manifest_path, "", at, &band)?;
             crs = same_crs(manifest_path, crs, &img, band.crs)?;
+            note = note.or(band.crs_note.clone());
             geotiff::class_grid(&img, band, &lut)?
         } else {
             let (res, origin) = required(manifest_path, "", m.resolution_m, m.origin_m)?;
@@ -270,6 +273,7 @@ impl Map {
                         &band,
                     )?;
                     crs = same_crs(manifest_path, crs, &path, band.crs)?;
+                    note = note.or(band.crs_note.clone());
                     geotiff::elevation_grid(&path, band, e.scale_m, e.offset_m)?
                 } else {
                     let (res, origin) =
@@ -292,6 +296,7 @@ impl Map {
             },
             classes,
             elevation,
+            crs_note: note.filter(|_| crs.is_none()),
             crs,
         })
     }

@@ -314,6 +314,7 @@ pub fn load(yaml_path: &FsPath) -> Result<Map, MapError> {
         },
         elevation: None,
         crs: y.crs,
+        crs_note: None,
     })
 }
 

@@ -11,7 +11,7 @@
 //! The shipped routes of `data/routes/` are built into the binary.
 
 use crate::chain::path::{Direction, Path, PathError, PathPoint};
-use crate::ground::Crs;
+use crate::ground::{Crs, MapCrs};
 use serde::{Deserialize, Serialize};
 use std::path::Path as FsPath;
 
@@ -30,12 +30,12 @@ impl Path {
     /// Reads a path from a route file (acres JSON, or GeoJSON in the map's own metres).
     /// A GeoJSON route on the Earth needs its map's CRS: see [`Path::load_on`].
     pub fn load(path: &FsPath) -> Result<Path, PathError> {
-        Path::load_on(path, None)
+        Path::load_on(path, MapCrs::None)
     }
 
     /// Reads a path from a route file, placing a GeoJSON route in longitude and latitude (or
     /// another projected CRS) on a map whose CRS is `map_crs`.
-    pub fn load_on(path: &FsPath, map_crs: Option<Crs>) -> Result<Path, PathError> {
+    pub fn load_on(path: &FsPath, map_crs: MapCrs<'_>) -> Result<Path, PathError> {
         let label = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| PathError {
             file: label.clone(),
@@ -46,7 +46,7 @@ impl Path {
 
     /// A route file, or where no file of that bare name is here, the shipped route of that
     /// name ([`Path::BUILTIN`]), so that the shipped routes are found from anywhere.
-    pub fn load_named_on(path: &FsPath, map_crs: Option<Crs>) -> Result<Path, PathError> {
+    pub fn load_named_on(path: &FsPath, map_crs: MapCrs<'_>) -> Result<Path, PathError> {
         let bare = path.parent().is_none_or(|d| d.as_os_str().is_empty());
         if bare && !path.exists() {
             let name = path.to_str().unwrap_or("");
@@ -122,14 +122,14 @@ impl Path {
 
     /// Parses a route text; `label` names it in errors.
     pub fn from_json_str(label: &str, text: &str) -> Result<Path, PathError> {
-        Path::from_json_str_on(label, text, None)
+        Path::from_json_str_on(label, text, MapCrs::None)
     }
 
     /// Parses a route text, placing GeoJSON coordinates on a map whose CRS is `map_crs`.
     pub fn from_json_str_on(
         label: &str,
         text: &str,
-        map_crs: Option<Crs>,
+        map_crs: MapCrs<'_>,
     ) -> Result<Path, PathError> {
         let err = |message: String| PathError {
             file: label.to_string(),
@@ -200,26 +200,35 @@ pub fn frame_of(value: &serde_json::Value) -> Result<Frame, String> {
 
 /// Moves the points from their frame into the map's metres: longitude and latitude are
 /// projected onto the map's CRS, another projected CRS is converted to it; a route on the
-/// Earth with a map of no CRS is refused, never read as metres.
-fn place(points: &mut [PathPoint], frame: Frame, map_crs: Option<Crs>) -> Result<(), String> {
+/// Earth with a map of no CRS, or of one acres cannot use, is refused, never read as metres.
+fn place(points: &mut [PathPoint], frame: Frame, map_crs: MapCrs<'_>) -> Result<(), String> {
     let xy: Vec<(f64, f64)> = points.iter().map(|p| (p.x, p.y)).collect();
+    let in_metres = "for a route in the map's own metres, add \"crs\": {\"type\": \"name\", \
+                     \"properties\": {\"name\": \"acres:map\"}}";
     let moved = match (frame, map_crs) {
         (Frame::Map, _) => return Ok(()),
-        (Frame::LonLat, Some(crs)) => crs.from_lon_lat(&xy)?,
-        (Frame::Projected(from), Some(crs)) => crs.from_crs(from, &xy)?,
-        (Frame::LonLat, None) => {
-            return Err(
-                "the route is in WGS84 longitude and latitude (a GeoJSON without a \
-                        `crs` member, RFC 7946) and its map names no CRS to project it onto: \
-                        give a map with one (a GeoTIFF, or a manifest's `crs`), or, for a route \
-                        in the map's own metres, add \"crs\": {\"type\": \"name\", \
-                        \"properties\": {\"name\": \"acres:map\"}}"
-                    .into(),
-            );
+        (Frame::LonLat, MapCrs::Known(crs)) => crs.from_lon_lat(&xy)?,
+        (Frame::Projected(from), MapCrs::Known(crs)) => crs.from_crs(from, &xy)?,
+        (Frame::LonLat, MapCrs::None) => {
+            return Err(format!(
+                "the route is in WGS84 longitude and latitude (a GeoJSON without a `crs` \
+                 member, RFC 7946) and its map names no CRS to project it onto: give a map \
+                 with one (a GeoTIFF, or a manifest's `crs`), or, {in_metres}"
+            ));
         }
-        (Frame::Projected(from), None) => {
+        (Frame::Projected(from), MapCrs::None) => {
             return Err(format!(
                 "the route is in {from} and its map names no CRS to convert it to"
+            ));
+        }
+        (frame, MapCrs::Unusable(why)) => {
+            let what = match frame {
+                Frame::Projected(from) => from.to_string(),
+                _ => "WGS84 longitude and latitude".to_string(),
+            };
+            return Err(format!(
+                "the route is in {what}, but its map's CRS cannot be used: {why}; or, \
+                 {in_metres}"
             ));
         }
     };
@@ -314,13 +323,13 @@ mod tests {
     /// shipped ones; a file of that name comes first.
     #[test]
     fn a_shipped_route_is_found_by_its_name_with_or_without_json() {
-        let bare = Path::load_named_on(FsPath::new("straight_lane"), None).unwrap();
-        let full = Path::load_named_on(FsPath::new("straight_lane.json"), None).unwrap();
+        let bare = Path::load_named_on(FsPath::new("straight_lane"), MapCrs::None).unwrap();
+        let full = Path::load_named_on(FsPath::new("straight_lane.json"), MapCrs::None).unwrap();
         assert_eq!(bare.len(), full.len());
         assert!(bare.len() > 2);
         assert!(Path::builtin_named("straight_lane.geojson").is_some());
         assert!(Path::builtin_named("straight_lane.txt").is_none());
-        let e = Path::load_named_on(FsPath::new("straight_lanes"), None)
+        let e = Path::load_named_on(FsPath::new("straight_lanes"), MapCrs::None)
             .unwrap_err()
             .to_string();
         assert!(
@@ -334,7 +343,7 @@ mod tests {
     #[test]
     fn a_lon_lat_route_is_projected_onto_the_maps_crs() {
         let crs = Crs::parse("EPSG:32615").ok();
-        let p = Path::load_on(&data("route_lonlat.geojson"), crs).unwrap();
+        let p = Path::load_on(&data("route_lonlat.geojson"), crs.into()).unwrap();
         let want: Vec<(f64, f64)> = std::fs::read_to_string(data("route_utm.txt"))
             .unwrap()
             .lines()
@@ -369,7 +378,7 @@ mod tests {
         let metres = r#"{"type": "Feature", "properties": {"speed_mps": 2.0},
             "geometry": {"type": "LineString", "coordinates": [[10, 0], [300, 0]]}}"#;
         let crs = Crs::parse("EPSG:32615").ok();
-        let e = Path::from_json_str_on("m.geojson", metres, crs)
+        let e = Path::from_json_str_on("m.geojson", metres, crs.into())
             .unwrap_err()
             .to_string();
         assert!(
@@ -385,7 +394,7 @@ mod tests {
         );
         let text = serde_json::Value::Object(v).to_string();
         for c in [None, crs] {
-            let p = Path::from_json_str_on("m.geojson", &text, c).unwrap();
+            let p = Path::from_json_str_on("m.geojson", &text, c.into()).unwrap();
             assert_eq!((p.point(1).x, p.point(1).y), (300.0, 0.0));
         }
     }
@@ -402,7 +411,7 @@ mod tests {
             "properties": {"speed_mps": 2.0},
             "geometry": {"type": "LineString", "coordinates": [[a[0].0, a[0].1], [a[1].0, a[1].1]]}})
         .to_string();
-        let p = Path::from_json_str_on("r.geojson", &text, Some(z15)).unwrap();
+        let p = Path::from_json_str_on("r.geojson", &text, MapCrs::Known(z15)).unwrap();
         let direct = z15.from_lon_lat(&[(-92.0, 45.0)]).unwrap()[0];
         assert!((p.point(0).x - direct.0).abs() < 1e-3 && (p.point(0).y - direct.1).abs() < 1e-3);
         let e = Path::from_json_str("r.geojson", &text)

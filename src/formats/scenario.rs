@@ -244,8 +244,8 @@ impl Scenario {
         };
         let map = self.load_map(name)?;
         match map.crs {
-            Some(crs) => Ok(Path::load_on(p, Some(crs))?),
-            None => Err(first.into()),
+            None if map.crs_note.is_none() => Err(first.into()),
+            _ => Ok(Path::load_on(p, map.route_crs())?),
         }
     }
 

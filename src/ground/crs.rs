@@ -33,6 +33,21 @@ fn unknown_crs(code: u32) -> String {
     )
 }
 
+/// What a map says of its CRS, as a route is placed on it: nothing, a CRS acres converts,
+/// or one it cannot use, with the reason (a route on the Earth is then refused with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapCrs<'a> {
+    None,
+    Known(Crs),
+    Unusable(&'a str),
+}
+
+impl From<Option<Crs>> for MapCrs<'_> {
+    fn from(c: Option<Crs>) -> Self {
+        c.map_or(MapCrs::None, MapCrs::Known)
+    }
+}
+
 impl Crs {
     /// The CRS of an EPSG code, where it is known and projected in metres: a geographic CRS
     /// (degrees) or one in feet is refused, as acres maps are metric.

@@ -154,6 +154,21 @@ pub struct Map {
     pub classes: Grid<MapClass>,
     pub elevation: Option<Grid<f32>>,
     pub crs: Option<crate::ground::Crs>,
+    /// Why the CRS the map's files name cannot be used (a user-defined projection, a datum
+    /// acres cannot shift), where so: the map is read in its own metres and a route on the
+    /// Earth is refused with this reason.
+    pub crs_note: Option<String>,
+}
+
+impl Map {
+    /// The map's CRS as a route is placed on it.
+    pub fn route_crs(&self) -> crate::ground::MapCrs<'_> {
+        match (&self.crs, &self.crs_note) {
+            (Some(c), _) => crate::ground::MapCrs::Known(*c),
+            (None, Some(why)) => crate::ground::MapCrs::Unusable(why),
+            (None, None) => crate::ground::MapCrs::None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,5 +7,5 @@ pub mod crs;
 pub mod map;
 
 pub use corridor::Corridor;
-pub use crs::Crs;
+pub use crs::{Crs, MapCrs};
 pub use map::{Grid, Map, MapClass};

@@ -370,6 +370,7 @@ mod tests {
             },
             elevation: None,
             crs: None,
+            crs_note: None,
         }
     }
 

@@ -87,3 +87,22 @@ with rasterio.open(here / "classes_nodata.tif", "w", nodata=255, **profile) as d
 with rasterio.open(here / "bands4.tif", "w", driver="GTiff", width=8, height=8, count=4,
                    dtype="uint16", crs=crs, transform=from_origin(x0, y0, res, res)) as ds:
     ds.write(np.ones((4, 8, 8), np.uint16))
+
+# CRSs that are no plain EPSG code (issue 64), each classes.tif's pixels at its place:
+# utm_user.tif: UTM zone 15N written as user-defined GeoKeys (ProjectedCSType 32767 with
+#   ProjectionGeoKey 16015, a datum on the WGS 84 ellipsoid with towgs84 0,0,0), what GDAL
+#   writes for a proj string it does not match to an EPSG code; acres maps it to 32615.
+# lcc_user.tif: a user-defined Lambert Conformal Conic on WGS 84 (no EPSG code), which
+#   acres cannot convert: the map reads in its own metres, lon/lat routes are refused.
+# nad27.tif: EPSG:26715 (NAD27 / UTM zone 15N), whose datum acres cannot shift.
+for name, c in [
+    ("utm_user.tif", "+proj=tmerc +lat_0=0 +lon_0=-93 +k=0.9996 +x_0=500000 +y_0=0 "
+                     "+ellps=WGS84 +towgs84=0,0,0 +units=m"),
+    ("lcc_user.tif", "+proj=lcc +lat_1=33 +lat_2=45 +lat_0=39 +lon_0=-96 +x_0=0 +y_0=0 "
+                     "+datum=WGS84 +units=m"),
+    ("nad27.tif", "EPSG:26715"),
+]:
+    from rasterio.crs import CRS
+    p = dict(profile, crs=CRS.from_string(c))
+    with rasterio.open(here / name, "w", **p) as ds:
+        ds.write(cls, 1)
