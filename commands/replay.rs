@@ -77,8 +77,9 @@ pub struct Args {
     #[arg(long, value_name = "ROLE=TOPIC,...")]
     pub topics: Option<String>,
     /// The time of a ROS bag's messages: header (each message's header stamp, where it
-    /// has one) or log (the time the bag recorded it). A topic whose header stamps repeat
-    /// or go back is counted in a warning.
+    /// has one) or log (the time the bag recorded it). With header, a topic whose stamps
+    /// repeat or go back in more than 1 % of its messages takes the log time as a whole;
+    /// repeats are counted in a warning either way.
     #[arg(long, value_name = "SOURCE", value_parser = ["header", "log"], default_value = "header")]
     pub time: String,
     /// Count and skip bad lines instead of stopping at the first.

@@ -7,12 +7,13 @@
 //! bag carries none, by the definitions shipped in `data/msgs/` (a bag of the vehicle
 //! needs no ROS installation to be read).
 
-use super::cdr::{Value, decode, decode_ros1};
+use super::cdr::{Value, decode_kept, kept_index};
 use super::msg::{Defs, normalize};
 use crate::chain::shield::Pose;
 use crate::chain::{Gear, VehicleState};
 use crate::formats::log::{LogError, LoggedCommand, Record};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 /// The control period the records are aligned to, s (50 Hz).
 pub const STEP_S: f64 = 0.02;
@@ -42,7 +43,19 @@ pub struct Topics {
     /// Whether each message's time is the bag's log time (`--time log`) rather than its
     /// header stamp (the default; a message without a header always takes its log time).
     pub log_time: bool,
+    /// Topics that take the log time though `log_time` is off: those whose header stamps
+    /// repeat or go back in more than [`STAMP_FALLBACK_SHARE`] of their messages, as a
+    /// first pass over the bag finds ([`read_bag`] sets them).
+    pub fallback: Vec<String>,
+    /// Whether this reading is that first pass: header stamps counted, nothing decoded or
+    /// aligned.
+    survey: bool,
 }
+
+/// The share of a topic's messages whose header stamps may repeat or go back before the
+/// whole topic takes the bag's log time instead: 1 %. A sound clock never repeats a
+/// stamp; a driver that stamps whole seconds repeats 49 of every 50.
+pub const STAMP_FALLBACK_SHARE: f64 = 0.01;
 
 impl Default for Topics {
     fn default() -> Topics {
@@ -54,6 +67,8 @@ impl Default for Topics {
             steering_cmd: "/vehicle/steering_cmd".into(),
             gear_report: "/vehicle/gear_report".into(),
             log_time: false,
+            fallback: Vec::new(),
+            survey: false,
         }
     }
 }
@@ -332,7 +347,7 @@ impl Aligner {
     }
 
     /// Takes one decoded message of a topic read as `r`, with its time.
-    fn take(&mut self, r: &Reading, v: &Value, t: f64) -> Result<(), String> {
+    fn take(&mut self, r: &Reading, v: &[Value], t: f64) -> Result<(), String> {
         self.watermark = self.watermark.max(t);
         match r.role {
             Role::Odom => {
@@ -548,8 +563,13 @@ pub(crate) struct Reading {
     pub ty: String,
     pub defs: Defs,
     role: Role,
-    stamp: Option<[Vec<usize>; 2]>,
-    slots: Vec<Option<Vec<usize>>>,
+    /// The byte offset of the header stamp's seconds in a message's bytes, where every
+    /// field before it has a fixed size (the Header first; ROS 1's `seq` before it): the
+    /// first pass reads the stamp there without decoding.
+    stamp_at: Option<usize>,
+    /// Where [`decode_kept`] puts the stamp's seconds and nanoseconds, and each slot.
+    stamp_idx: Option<[usize; 2]>,
+    slot_idx: Vec<Option<usize>>,
 }
 
 impl Reading {
@@ -564,22 +584,54 @@ impl Reading {
             .iter()
             .map(|alts| alts.iter().find_map(|p| defs.resolve(&ty, p)))
             .collect();
+        let stamp_at = stamp.as_ref().and_then(|s| stamp_offset(&defs, &ty, s));
         let mut keep: Vec<&[usize]> = slots.iter().flatten().map(|p| &p[..]).collect();
         keep.extend(stamp.iter().flatten().map(|p| &p[..]));
         defs.keep_only(&ty, &keep);
+        let at = |p: &Vec<usize>| kept_index(&defs, &ty, p);
+        let stamp_idx = match stamp.as_ref().map(|[s, n]| (at(s), at(n))) {
+            Some((Some(s), Some(n))) => Some([s, n]),
+            _ => None,
+        };
+        let slot_idx = slots.iter().map(|p| p.as_ref().and_then(at)).collect();
         Reading {
             ty,
             defs,
             role,
-            stamp,
-            slots,
+            stamp_at,
+            stamp_idx,
+            slot_idx,
         }
     }
 
-    /// The header stamp of a decoded message, s; None where it has none or it is zero.
-    fn stamp(&self, v: &Value) -> Option<f64> {
-        let [s, n] = self.stamp.as_ref()?;
-        match (v.at(s), v.at(n)) {
+    /// The header stamp at its fixed offset, read without decoding (CDR in either byte
+    /// order, or ROS 1); None where the message is too short or the stamp is zero.
+    fn quick_stamp(&self, data: &[u8]) -> Option<f64> {
+        let at = self.stamp_at?;
+        let little = self.defs.is_ros1() || matches!(data.get(1)?, 1 | 3);
+        let word = |k: usize| {
+            let b: [u8; 4] = data.get(k..k + 4)?.try_into().ok()?;
+            Some(if little {
+                u32::from_le_bytes(b)
+            } else {
+                u32::from_be_bytes(b)
+            })
+        };
+        let (sec, ns) = (word(at)?, word(at + 4)?);
+        // ROS 2's seconds are signed, ROS 1's not.
+        let sec = if self.defs.is_ros1() {
+            f64::from(sec)
+        } else {
+            f64::from(sec as i32)
+        };
+        (sec != 0.0 || ns != 0).then(|| sec + f64::from(ns) * 1e-9)
+    }
+
+    /// The header stamp of a message decoded by [`decode_kept`], s; None where it has
+    /// none or it is zero.
+    fn stamp(&self, v: &[Value]) -> Option<f64> {
+        let [s, n] = self.stamp_idx?;
+        match (v.get(s), v.get(n)) {
             (Some(Value::Num(s)), Some(Value::Num(n))) if *s != 0.0 || *n != 0.0 => {
                 Some(s + n * 1e-9)
             }
@@ -588,8 +640,8 @@ impl Reading {
     }
 
     /// The value in slot `k`, or an error naming the type and the field it lacks.
-    fn get<'v>(&self, v: &'v Value, k: usize) -> Result<&'v Value, String> {
-        self.slots[k].as_ref().and_then(|p| v.at(p)).ok_or_else(|| {
+    fn get<'v>(&self, v: &'v [Value], k: usize) -> Result<&'v Value, String> {
+        self.slot_idx[k].and_then(|i| v.get(i)).ok_or_else(|| {
             format!(
                 "{} has no `{}`",
                 self.ty,
@@ -599,7 +651,7 @@ impl Reading {
     }
 
     /// The number in slot `k`, or an error naming the field.
-    fn num(&self, v: &Value, k: usize) -> Result<f64, String> {
+    fn num(&self, v: &[Value], k: usize) -> Result<f64, String> {
         match self.get(v, k)? {
             Value::Num(x) => Ok(*x),
             _ => Err(format!(
@@ -611,12 +663,35 @@ impl Reading {
     }
 
     /// The number in slot `k` where the type has it.
-    fn opt(&self, v: &Value, k: usize) -> Option<f64> {
+    fn opt(&self, v: &[Value], k: usize) -> Option<f64> {
         match self.get(v, k) {
             Ok(Value::Num(x)) => Some(*x),
             _ => None,
         }
     }
+}
+
+/// The byte offset of a header stamp's seconds (`stamp` its field indices, `[0, j, 0]`
+/// and `[0, j, 1]`) where the Header is the first field and its fields before the stamp
+/// and the stamp's own are 4-byte numbers: 4 in CDR (after the encapsulation header) and
+/// in ROS 1 (after `seq`).
+fn stamp_offset(defs: &Defs, ty: &str, stamp: &[Vec<usize>; 2]) -> Option<usize> {
+    let four = |f: &super::msg::Field| {
+        f.count == super::msg::Count::One
+            && matches!(f.ty, super::msg::Type::Prim(p) if p.size() == 4 && p != super::msg::Prim::Str)
+    };
+    let [s, n] = stamp;
+    if s.len() != 3 || s[0] != 0 || s[2] != 0 || n[..2] != s[..2] || n[2] != 1 {
+        return None;
+    }
+    let header = defs.fields(ty).ok()?.first()?.target?;
+    let fields = defs.at(header);
+    let time = defs.at(fields.get(s[1])?.target?);
+    if !fields[..s[1]].iter().all(four) || !time.iter().take(2).all(four) {
+        return None;
+    }
+    let body = if defs.is_ros1() { 0 } else { 4 };
+    Some(body + 4 * s[1])
 }
 
 /// How a topic is read (None for a topic the replay does not read), from its type name
@@ -675,6 +750,8 @@ pub(crate) struct Feed<'a, F> {
     /// message, and the bytes of the message it unpacked last.
     zstd: Option<zstd::bulk::Decompressor<'static>>,
     unpacked: Vec<u8>,
+    /// The values of the message decoded last ([`decode_kept`]), its space reused.
+    vals: Vec<Value>,
 }
 
 /// The first bytes of a zstd frame (a CDR message starts with 00).
@@ -724,9 +801,10 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             al,
             messages: 0,
             each,
-            stamps: HashMap::new(),
+            stamps: HashMap::default(),
             zstd: None,
             unpacked: Vec::new(),
+            vals: Vec::new(),
         }
     }
 
@@ -747,40 +825,74 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         log_time_ns: u64,
         place: impl Fn() -> String,
     ) -> Result<(), LogError> {
+        if self.topics.survey {
+            return self.survey(topic, r, data);
+        }
         let (ty, defs) = (r.ty.as_str(), &r.defs);
-        let v = if defs.is_ros1() {
-            decode_ros1(defs, ty, data)
-        } else if data.starts_with(&ZSTD_MAGIC) {
+        let ros1 = defs.is_ros1();
+        let decoded = if !ros1 && data.starts_with(&ZSTD_MAGIC) {
             unzstd(&mut self.zstd, &mut self.unpacked, data)
                 .map_err(|e| self.err(format!("{}: {e}", place())))?;
-            decode(defs, ty, &self.unpacked)
+            decode_kept(defs, ty, &self.unpacked, false, &mut self.vals)
         } else {
-            decode(defs, ty, data)
+            decode_kept(defs, ty, data, ros1, &mut self.vals)
         };
-        let v = v.map_err(|e| self.err(format!("{}: {e}", place())))?;
-        let header = r.stamp(&v);
+        decoded.map_err(|e| self.err(format!("{}: {e}", place())))?;
+        let header = r.stamp(&self.vals);
         if let Some(h) = header {
-            // One lookup a message; the topic's name is copied only the first time.
-            match self.stamps.get_mut(topic) {
-                Some(s) => {
-                    s.1 += u64::from(h <= s.0);
-                    s.0 = s.0.max(h);
-                    s.2 += 1;
-                }
-                None => {
-                    self.stamps.insert(topic.to_string(), (h, 0, 1));
-                }
-            }
+            self.count_stamp(topic, h);
         }
+        let header_time = !self.topics.log_time
+            && (self.topics.fallback.is_empty()
+                || !self.topics.fallback.iter().any(|f| f == topic));
         let t = match header {
-            Some(h) if !self.topics.log_time => h,
+            Some(h) if header_time => h,
             _ => log_time_ns as f64 * 1e-9,
         };
         self.al
-            .take(r, &v, t)
+            .take(r, &self.vals, t)
             .map_err(|e| self.err(format!("{}: {e}", place())))?;
         self.messages += 1;
         self.flush(false)
+    }
+
+    /// Counts a header stamp of `topic`, and whether it repeats or goes back.
+    fn count_stamp(&mut self, topic: &str, h: f64) {
+        // One lookup a message; the topic's name is copied only the first time.
+        match self.stamps.get_mut(topic) {
+            Some(s) => {
+                s.1 += u64::from(h <= s.0);
+                s.0 = s.0.max(h);
+                s.2 += 1;
+            }
+            None => {
+                self.stamps.insert(topic.to_string(), (h, 0, 1));
+            }
+        }
+    }
+
+    /// The first pass: a message's header stamp counted, read at its offset where it has
+    /// one (else decoded), nothing aligned.
+    fn survey(&mut self, topic: &str, r: &Reading, data: &[u8]) -> Result<(), LogError> {
+        let data = if !r.defs.is_ros1() && data.starts_with(&ZSTD_MAGIC) {
+            if unzstd(&mut self.zstd, &mut self.unpacked, data).is_err() {
+                return Ok(()); // the second pass names it
+            }
+            &self.unpacked[..]
+        } else {
+            data
+        };
+        let h = match r.stamp_at {
+            Some(_) => r.quick_stamp(data),
+            None => decode_kept(&r.defs, &r.ty, data, r.defs.is_ros1(), &mut self.vals)
+                .ok()
+                .and_then(|_| r.stamp(&self.vals)),
+        };
+        if let Some(h) = h {
+            self.count_stamp(topic, h);
+        }
+        self.messages += 1;
+        Ok(())
     }
 
     /// Hands the steps the stamps have passed to `each`, each checked against the bounds
@@ -842,6 +954,13 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
     /// The last steps, and what the reading found; a bag without the odometry is an error
     /// naming the topics it has.
     pub fn finish(mut self, channels: Vec<(String, String)>) -> Result<BagInfo, LogError> {
+        if self.topics.survey {
+            return Ok(BagInfo {
+                messages: self.messages,
+                stamps: self.stamp_counts(),
+                ..BagInfo::default()
+            });
+        }
         if self.al.t0.is_none() {
             let list: Vec<String> = channels
                 .iter()
@@ -864,7 +983,20 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             gap_steps: self.al.gap_steps,
             channels,
             warnings: self.stamp_warnings(),
+            stamps: self.stamp_counts(),
         })
+    }
+
+    /// Per topic with header stamps: the messages whose stamp repeats or goes back, and
+    /// the messages with a stamp.
+    fn stamp_counts(&self) -> Vec<(String, u64, u64)> {
+        let mut v: Vec<_> = self
+            .stamps
+            .iter()
+            .map(|(t, &(_, back, total))| (t.clone(), back, total))
+            .collect();
+        v.sort();
+        v
     }
 
     /// A warning for each topic some of whose header stamps repeat or go back (a driver
@@ -876,10 +1008,19 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             .iter()
             .filter(|(_, s)| s.1 > 0)
             .map(|(topic, &(_, back, total))| {
+                let share = 100.0 * STAMP_FALLBACK_SHARE;
                 let what = if self.topics.log_time {
-                    "(the log time was used: --time log)"
+                    "(the log time was used: --time log)".to_string()
+                } else if self.topics.fallback.iter().any(|f| f == topic) {
+                    format!(
+                        "(more than {share} %: the whole topic took the bag's log time \
+                         instead)"
+                    )
                 } else {
-                    "(--time log takes the bag's log time instead)"
+                    format!(
+                        "(at most {share} %: the header stamps were kept; --time log takes \
+                         the bag's log time instead)"
+                    )
                 };
                 format!(
                     "{}: {back} of {total} messages of {topic} repeat or go back in their \
@@ -907,6 +1048,9 @@ pub struct BagInfo {
     /// What the reader assumed of an unfinished recording (no `metadata.yaml`, an MCAP
     /// cut off inside a record), for the command to say.
     pub warnings: Vec<String>,
+    /// Per topic with header stamps (in name order): the messages whose stamp repeats or
+    /// goes back, and the messages with a stamp.
+    pub stamps: Vec<(String, u64, u64)>,
 }
 
 /// Reads an MCAP bag's bytes (`file` names it in errors) and hands each control step's
@@ -936,9 +1080,9 @@ fn read_mcap_from(
         return Err(feed.err("not an MCAP file: bad magic number".into()));
     }
     let fallback = shipped_defs();
-    let mut schemas: HashMap<u16, (String, String, Vec<u8>)> = HashMap::new();
-    let mut chans: HashMap<u16, (String, String, u16)> = HashMap::new();
-    let mut defs_of: HashMap<u16, Option<Reading>> = HashMap::new();
+    let mut schemas: HashMap<u16, (String, String, Vec<u8>)> = HashMap::default();
+    let mut chans: HashMap<u16, (String, String, u16)> = HashMap::default();
+    let mut defs_of: HashMap<u16, Option<Reading>> = HashMap::default();
     let mut channels = Vec::new();
     // The records one by one (chunks decompressed by the reader), each record's strings
     // checked against its length before the mcap crate parses it.
@@ -1073,6 +1217,22 @@ impl BagInfo {
         self.gap_steps += other.gap_steps;
         self.channels.extend(other.channels);
         self.warnings.extend(other.warnings);
+        for (topic, back, total) in other.stamps {
+            match self.stamps.iter_mut().find(|s| s.0 == topic) {
+                Some(s) => (s.1, s.2) = (s.1 + back, s.2 + total),
+                None => self.stamps.push((topic, back, total)),
+            }
+        }
+    }
+
+    /// The topics whose header stamps repeat or go back in more than
+    /// [`STAMP_FALLBACK_SHARE`] of their messages.
+    pub fn unsound_stamps(&self) -> Vec<String> {
+        self.stamps
+            .iter()
+            .filter(|(_, back, total)| *back as f64 > STAMP_FALLBACK_SHARE * *total as f64)
+            .map(|s| s.0.clone())
+            .collect()
     }
 }
 
@@ -1169,6 +1329,17 @@ pub fn read_bag(
     if files.is_empty() {
         return Err(ferr("a bag folder without .mcap or .db3 files".into()));
     }
+    // The first pass: which topics' stamps are unsound, so that each such topic takes the
+    // log time as a whole, never message by message.
+    let mut topics = topics.clone();
+    if !topics.log_time {
+        let survey = Topics {
+            survey: true,
+            ..topics.clone()
+        };
+        let s = read_files(&files, &survey, vehicle, &mut |_| Ok(()))?;
+        topics.fallback = s.unsound_stamps();
+    }
     let mut info = BagInfo::default();
     if path.is_dir() && !path.join("metadata.yaml").is_file() {
         info.warnings.push(format!(
@@ -1177,15 +1348,27 @@ pub fn read_bag(
             files.len()
         ));
     }
+    info.add(read_files(&files, &topics, vehicle, &mut each)?);
+    Ok(info)
+}
+
+/// The storage files of a bag, one after the other, the steps numbered on.
+fn read_files(
+    files: &[std::path::PathBuf],
+    topics: &Topics,
+    vehicle: Vehicle,
+    each: &mut dyn FnMut(&Record) -> Result<(), LogError>,
+) -> Result<BagInfo, LogError> {
+    let mut info = BagInfo::default();
     let mut step = 0u64;
-    for f in &files {
+    for f in files {
         let name = f.display().to_string();
         let i = match zstd_inner(f) {
             Some(kind) => {
                 let unpacked = unzstd_file(f, kind)?;
-                read_file(unpacked.path(), &name, topics, vehicle, step, &mut each)?
+                read_file(unpacked.path(), &name, topics, vehicle, step, each)?
             }
-            None => read_file(f, &name, topics, vehicle, step, &mut each)?,
+            None => read_file(f, &name, topics, vehicle, step, each)?,
         };
         step += i.steps;
         info.add(i);
@@ -1327,10 +1510,30 @@ mod tests {
             .unwrap();
             (n, info.warnings)
         };
+        // By default the survey finds 196 of 200 stamps repeated, over 1 %: the whole
+        // topic takes the log time, every message its own step.
         let (n, w) = count(&Topics::default());
-        assert_eq!(n, 4);
+        assert_eq!(n, 200);
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].contains("196 of 200 messages of /odom") && w[0].contains("--time log"));
+        assert!(
+            w[0].contains("196 of 200 messages of /odom")
+                && w[0].contains("took the bag's log time"),
+            "{w:?}"
+        );
+        // Without the survey's verdict the header stamps give 4 steps.
+        let header = Topics {
+            survey: false,
+            fallback: Vec::new(),
+            ..Topics::default()
+        };
+        let files = [data("whole_seconds/whole_seconds.mcap")];
+        let mut k = 0;
+        read_files(&files, &header, veh(), &mut |_| {
+            k += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(k, 4);
         let log = Topics {
             log_time: true,
             ..Topics::default()
@@ -1355,6 +1558,40 @@ mod tests {
             "{:?} {a} {b}",
             i.warnings
         );
+    }
+
+    /// The survey's stamps, read at their offset without decoding, are the decoded ones:
+    /// the same counts on every test bag (CDR, ROS 1, zstd by message, sqlite3); and a
+    /// topic falls back at one repeat over 1 % of its messages, not at 1 % itself.
+    #[test]
+    fn the_survey_reads_the_stamps_the_decoder_does() {
+        let survey = Topics {
+            survey: true,
+            ..Topics::default()
+        };
+        for bag in [
+            "drive/drive.mcap",
+            "whole_seconds/whole_seconds.mcap",
+            "ros1/drive.bag",
+            "ros1/drive_lz4.bag",
+            "zstd_message/zstd_message.mcap",
+            "drive_db3/drive_db3.db3",
+        ] {
+            let files = [data(bag)];
+            let quick = read_files(&files, &survey, veh(), &mut |_| Ok(())).unwrap();
+            let full = read_files(&files, &Topics::default(), veh(), &mut |_| Ok(())).unwrap();
+            assert_eq!(quick.stamps, full.stamps, "{bag}");
+            assert!(
+                quick.stamps.iter().any(|s| s.0 == "/odom" && s.2 >= 200),
+                "{bag}"
+            );
+        }
+        let at = |back: u64| BagInfo {
+            stamps: vec![("/odom".into(), back, 200)],
+            ..BagInfo::default()
+        };
+        assert!(at(2).unsound_stamps().is_empty());
+        assert_eq!(at(3).unsound_stamps(), ["/odom"]);
     }
 
     /// A recording stopped 14 s in (make.py copies the folder with the rosbags writer still
@@ -1669,12 +1906,12 @@ mod tests {
             ("geometry_msgs/PoseWithCovarianceStamped", false),
         ] {
             let r = Reading::new(ty.into(), defs.clone(), Role::Odom);
-            assert!(r.slots[..6].iter().all(Option::is_some), "{ty}");
-            assert_eq!(r.slots[6].is_some(), speed, "{ty}");
-            assert!(r.stamp.is_some(), "{ty}");
+            assert!(r.slot_idx[..6].iter().all(Option::is_some), "{ty}");
+            assert_eq!(r.slot_idx[6].is_some(), speed, "{ty}");
+            assert!(r.stamp_idx.is_some() && r.stamp_at == Some(4), "{ty}");
         }
         let r = Reading::new("geometry_msgs/Twist".into(), defs, Role::Odom);
-        let e = r.get(&Value::Msg(vec![]), 0).unwrap_err();
+        let e = r.get(&[], 0).unwrap_err();
         assert!(
             e.contains("pose.pose.position.x` or `pose.position.x"),
             "{e}"
@@ -1687,25 +1924,21 @@ mod tests {
     #[test]
     fn steering_commands_give_the_logged_curvature() {
         let defs = shipped_defs();
-        let ty = "ds_dbw_msgs/SteeringCmd";
+        let r = Reading::new("ds_dbw_msgs/SteeringCmd".into(), defs, Role::SteeringCmd);
+        // The message as decode_kept leaves it: the stamp, then cmd and cmd_type.
         let msg = |cmd: f64, kind: f64| {
-            let stamp = Value::Msg(vec![Value::Num(1.0), Value::Num(0.0)]);
-            let header = Value::Msg(vec![stamp, Value::Str(String::new())]);
-            let n = |x: f64| Value::Num(x);
-            Value::Msg(vec![
-                header,
-                n(cmd),
-                n(kind),
-                n(0.0),
-                n(0.0),
-                n(1.0),
-                n(0.0),
-                n(0.0),
-            ])
+            let mut v = vec![
+                Value::Num(1.0),
+                Value::Num(0.0),
+                Value::Num(0.0),
+                Value::Num(0.0),
+            ];
+            v[r.slot_idx[0].unwrap()] = Value::Num(kind);
+            v[r.slot_idx[1].unwrap()] = Value::Num(cmd);
+            v
         };
         let v = veh();
         let mut al = Aligner::new(v);
-        let r = Reading::new(ty.to_string(), defs, Role::SteeringCmd);
         al.take(&r, &msg(60.0, 2.0), 1.0).unwrap();
         let want = (60.0 / v.steering_ratio).to_radians().tan() / v.wheelbase_m;
         assert!((al.curvatures.at(1.0).unwrap().1 - want).abs() < 1e-12);

@@ -10,7 +10,7 @@ use super::bag::{BagInfo, Feed, Reading, Topics, Vehicle, topic_defs};
 use super::msg::Defs;
 use crate::formats::bounds::MAX_UNPACKED_BYTES;
 use crate::formats::log::{LogError, Record};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::io::Read;
 
 /// The first line of a bag of format 2.0.
@@ -218,7 +218,7 @@ pub fn read_bag1(
     let mut conns = Conns {
         topics,
         fallback: Defs::builtin_ros1(),
-        of: HashMap::new(),
+        of: HashMap::default(),
         channels: Vec::new(),
         k: 0,
     };

@@ -220,6 +220,103 @@ fn message(defs: &Defs, ty: usize, c: &mut Cursor, depth: usize) -> Result<Value
     Ok(Value::Msg(out))
 }
 
+/// Decodes the fields a [`Defs::keep_only`] kept, flat, into `out` (cleared first): in
+/// definition order, depth first, each kept number, array, string or list of messages is
+/// one value, and a kept message's own kept fields follow in its place. No tree is built:
+/// [`kept_index`] says where a path's value lands. `ros1` picks ROS 1's encoding.
+pub fn decode_kept(
+    defs: &Defs,
+    ty: &str,
+    bytes: &[u8],
+    ros1: bool,
+    out: &mut Vec<Value>,
+) -> Result<(), String> {
+    out.clear();
+    let mut c = if ros1 {
+        Cursor {
+            b: bytes,
+            at: 0,
+            little: true,
+            aligned: false,
+        }
+    } else {
+        if bytes.len() < 4 {
+            return Err("shorter than the CDR header".into());
+        }
+        let little = match bytes[1] {
+            1 | 3 => true,
+            0 | 2 => false,
+            k => return Err(format!("encapsulation kind {k} is not plain CDR")),
+        };
+        Cursor {
+            b: bytes,
+            at: 4,
+            little,
+            aligned: true,
+        }
+    };
+    flat(defs, defs.index(ty)?, &mut c, 0, out).map_err(|m| format!("{ty}: {m}"))
+}
+
+fn flat(
+    defs: &Defs,
+    ty: usize,
+    c: &mut Cursor,
+    depth: usize,
+    out: &mut Vec<Value>,
+) -> Result<(), String> {
+    if depth > 32 {
+        return Err("nested more than 32 deep".into());
+    }
+    for f in defs.at(ty) {
+        let r = if f.skip {
+            skip_field(defs, f, c, depth)
+        } else {
+            match (&f.ty, f.count, f.target) {
+                (Type::Msg(_), Count::One, Some(k)) => flat(defs, k, c, depth + 1, out),
+                _ => field(defs, f, c, depth).map(|v| out.push(v)),
+            }
+        };
+        r.map_err(|m| format!("{}: {m}", f.name))?;
+    }
+    Ok(())
+}
+
+/// Where [`decode_kept`] puts the value at field indices `path` from type `ty` (a path
+/// that [`Defs::keep_only`] kept, ending at a number, array or string).
+pub fn kept_index(defs: &Defs, ty: &str, path: &[usize]) -> Option<usize> {
+    fn leaves(defs: &Defs, f: &Field, depth: usize) -> usize {
+        match (&f.ty, f.count, f.target) {
+            _ if f.skip || depth > 32 => 0,
+            (Type::Msg(_), Count::One, Some(k)) => {
+                defs.at(k).iter().map(|g| leaves(defs, g, depth + 1)).sum()
+            }
+            _ => 1,
+        }
+    }
+    let mut k = defs.index(ty).ok()?;
+    let mut n = 0;
+    for (j, &i) in path.iter().enumerate() {
+        let fields = defs.at(k);
+        n += fields
+            .get(..i)?
+            .iter()
+            .map(|f| leaves(defs, f, 0))
+            .sum::<usize>();
+        let f = fields.get(i)?;
+        if f.skip {
+            return None;
+        }
+        match (&f.ty, f.count, f.target) {
+            (Type::Msg(_), Count::One, Some(t)) if j + 1 < path.len() => k = t,
+            (Type::Msg(_), Count::One, _) => return None,
+            _ if j + 1 == path.len() => return Some(n),
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Steps over a field as [`field`] would read it, checking the same lengths, building
 /// nothing.
 fn skip_field(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<(), String> {
@@ -502,6 +599,36 @@ mod tests {
             }
             for k in 0..b.len() {
                 assert!(dec(&kept, &b[..k]).is_err(), "ros1 {ros1} cut at {k}");
+            }
+            // Flat, the kept values land where kept_index says.
+            let mut out = Vec::new();
+            decode_kept(&kept, "t/M", &b, ros1, &mut out).unwrap();
+            assert_eq!(out.len(), 2);
+            assert_eq!(out[kept_index(&kept, "t/M", &x).unwrap()], Value::Num(4.5));
+            assert_eq!(
+                out[kept_index(&kept, "t/M", &sec).unwrap()],
+                Value::Num(7.0)
+            );
+            let flag = defs.resolve("t/M", "flag").unwrap();
+            assert_eq!(kept_index(&kept, "t/M", &flag), None);
+            let mut all = defs.clone();
+            let ins = defs.resolve("t/M", "ins").unwrap();
+            let header = defs.resolve("t/M", "header").unwrap();
+            all.keep_only("t/M", &[&x, &ins, &header, &flag]);
+            decode_kept(&all, "t/M", &b, ros1, &mut out).unwrap();
+            assert_eq!(
+                out[kept_index(&all, "t/M", &flag).unwrap()],
+                Value::Num(3.0)
+            );
+            assert_eq!(out[kept_index(&all, "t/M", &x).unwrap()], Value::Num(4.5));
+            let frame = defs.resolve("t/M", "header.frame_id").unwrap();
+            let frame = &out[kept_index(&all, "t/M", &frame).unwrap()];
+            assert_eq!(frame, &Value::Str("ab".into()));
+            assert!(
+                matches!(&out[kept_index(&all, "t/M", &ins).unwrap()], Value::List(l) if l.len() == 1)
+            );
+            for k in 0..b.len() {
+                assert!(decode_kept(&all, "t/M", &b[..k], ros1, &mut out).is_err());
             }
         }
     }
