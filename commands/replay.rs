@@ -98,7 +98,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["frame", "topics"])]
     pub observations: Option<PathBuf>,
     /// Make a record whose t is not after the previous one's an error (by default a
-    /// warning naming its line, and the step takes one control period).
+    /// warning naming its line, and the step takes one control period); for a bag, fail
+    /// when more than 1 % of its messages were dropped for unsound header stamps or gaps
+    /// of the poses (counted in the summary either way). Nothing is written on failure.
     #[arg(long)]
     pub strict: bool,
     /// Draw over time the requested speed, the shield's caps, the speed command, the
@@ -281,9 +283,15 @@ pub fn run(args: Args, global: &Global) -> anyhow::Result<()> {
             }
         }
     };
-    let skipped = src.read(&args, &name, bag::Vehicle::of(&config), on_record)?;
+    let (skipped, bag_info) = src.read(&args, &name, bag::Vehicle::of(&config), on_record)?;
     sum_a.skipped = skipped;
     sum_b.skipped = skipped;
+    if let Some(i) = &bag_info {
+        for s in [&mut sum_a, &mut sum_b] {
+            s.bag_messages = Some(i.messages);
+            s.dropped_messages = Some(i.dropped);
+        }
+    }
     sink.close(args.out.as_deref(), global)?;
     if let (Some(p), Some(format)) = (&args.plot, plot_format) {
         output::write_output(
@@ -445,26 +453,28 @@ impl Source {
 }
 
 impl Source {
-    /// Reads the log, each record to `on_record`; the count of bad lines skipped.
+    /// Reads the log, each record to `on_record`; the count of bad lines skipped, and
+    /// what a bag's reading found.
     fn read(
         self,
         args: &Args,
         name: &str,
         vehicle: bag::Vehicle,
         mut on_record: impl FnMut(u64, &Record) -> Result<(), LogError>,
-    ) -> anyhow::Result<u64> {
-        let skipped = if let Some(obs) = &args.observations {
+    ) -> anyhow::Result<(u64, Option<bag::BagInfo>)> {
+        let read = if let Some(obs) = &args.observations {
             let each = |rec: &Record| on_record(rec.step, rec);
             acres::formats::bridge_log::read_reports(&args.log, obs, vehicle, each)?;
-            0
+            (0, None)
         } else if self.is_bag {
-            replay_bag(&args.log, &self.topics, vehicle, on_record)?;
-            0
+            let info = replay_bag(&args.log, &self.topics, vehicle, args.strict, on_record)?;
+            (0, Some(info))
         } else {
-            read_records(name, self.input, self.is_csv, args.skip_bad, on_record)?
+            let n = read_records(name, self.input, self.is_csv, args.skip_bad, on_record)?;
+            (n, None)
         };
         self.bar.finish_and_clear();
-        Ok(skipped)
+        Ok(read)
     }
 }
 
@@ -508,14 +518,30 @@ fn warn_if_far(name: &str, a: &Replayer, rec: &Record) {
     }
 }
 
-/// Replays a ROS bag's control steps; warns of the steps left out in gaps of its poses.
+/// Replays a ROS bag's control steps; warns of the steps left out in gaps of its poses,
+/// and with `strict` fails where more than [`bag::STRICT_DROP_SHARE`] of the messages
+/// were dropped for unsound stamps or gaps.
 fn replay_bag(
     log: &Path,
     topics: &bag::Topics,
     vehicle: bag::Vehicle,
+    strict: bool,
     mut on_record: impl FnMut(u64, &Record) -> Result<(), LogError>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bag::BagInfo> {
     let info = bag::read_bag(log, topics, vehicle, |rec| on_record(rec.step, rec))?;
+    let d = info.dropped;
+    if strict && d.faults() as f64 > bag::STRICT_DROP_SHARE * info.messages as f64 {
+        anyhow::bail!(
+            "{}: {} of {} messages were dropped for unsound header stamps ({}) or gaps of \
+             the poses ({}), more than {} % (--strict)",
+            log.display(),
+            d.faults(),
+            info.messages,
+            d.stamp,
+            d.gap,
+            100.0 * bag::STRICT_DROP_SHARE
+        );
+    }
     for w in &info.warnings {
         eprintln!("warning: {w}");
     }
@@ -527,7 +553,7 @@ fn replay_bag(
             bag::GAP_S
         );
     }
-    Ok(())
+    Ok(info)
 }
 
 /// The log (or stdin for `-`), with a progress bar over its bytes; nothing for a bag,
@@ -703,6 +729,19 @@ fn imperfections(s: &Summary) -> String {
         t.push_str(&format!(
             "records whose t is not after the previous one: {}\n",
             s.time_faults
+        ));
+    }
+    if let (Some(n), Some(d)) = (s.bag_messages, s.dropped_messages)
+        && d != Default::default()
+    {
+        t.push_str(&format!(
+            "bag messages no step took: {} of {n} (unsound stamps {}, in gaps of the poses {}, \
+             outside the poses {}, superseded before a step {})\n",
+            d.stamp + d.gap + d.outside + d.superseded,
+            d.stamp,
+            d.gap,
+            d.outside,
+            d.superseded
         ));
     }
     if s.relocations > 0 {

@@ -215,6 +215,12 @@ pub struct Summary {
     pub relocation_steps: Vec<u64>,
     /// Steps whose `t` is not after the last step's.
     pub time_faults: u64,
+    /// For a bag: the messages of the topics read, and those no step took, by cause
+    /// (absent for other logs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bag_messages: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_messages: Option<crate::formats::ros::bag::Dropped>,
 }
 
 /// The most steps a list of the summary holds.

@@ -57,6 +57,10 @@ pub struct Topics {
 /// stamp; a driver that stamps whole seconds repeats 49 of every 50.
 pub const STAMP_FALLBACK_SHARE: f64 = 0.01;
 
+/// The share of a bag's messages that `replay --strict` lets be dropped for unsound
+/// stamps or gaps of the poses: 1 %.
+pub const STRICT_DROP_SHARE: f64 = 0.01;
+
 impl Default for Topics {
     fn default() -> Topics {
         Topics {
@@ -232,18 +236,80 @@ pub fn resample_scan(
     out
 }
 
-/// The stamped values on each side of a time.
-type Around<'a, T> = (Option<&'a (f64, T)>, Option<&'a (f64, T)>);
-
-/// Stamped values of one topic in stamp order.
+/// Stamped values of one topic in stamp order, each with its flags ([`USED`],
+/// [`STAMP_FAULT`]), so that a value no step used is counted when it is dropped.
 #[derive(Debug)]
 struct History<T> {
     q: VecDeque<(f64, T)>,
+    flags: VecDeque<u8>,
+}
+
+/// A value some control step took.
+const USED: u8 = 1;
+/// A value whose header stamp repeated or went back.
+const STAMP_FAULT: u8 = 2;
+
+/// Messages of the topics read that no control step took, by cause.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Dropped {
+    /// Their header stamp repeated or went back (the topic kept its header stamps).
+    pub stamp: u64,
+    /// They fell inside a gap of the poses, where no step is built.
+    pub gap: u64,
+    /// Before the first pose or after the last.
+    pub outside: u64,
+    /// A later message of the topic came before the next step took it (a topic faster
+    /// than the 50 Hz steps, or messages bunched): resampling, not a fault.
+    pub superseded: u64,
+}
+
+impl Dropped {
+    /// The drops that are faults of the bag: unsound stamps and gaps.
+    pub fn faults(&self) -> u64 {
+        self.stamp + self.gap
+    }
+
+    fn add(&mut self, o: Dropped) {
+        self.stamp += o.stamp;
+        self.gap += o.gap;
+        self.outside += o.outside;
+        self.superseded += o.superseded;
+    }
+}
+
+/// What the dropping of a value needs to name its cause.
+#[derive(Debug, Default)]
+struct Drops {
+    counts: Dropped,
+    /// The latest gaps of the poses (start, end), at most 64.
+    gaps: VecDeque<(f64, f64)>,
+    t0: f64,
+    last_pose: f64,
+}
+
+impl Drops {
+    /// Counts a value stamped `t` with `flags` leaving its history.
+    fn drop(&mut self, t: f64, flags: u8) {
+        let c = &mut self.counts;
+        if flags & USED != 0 {
+        } else if flags & STAMP_FAULT != 0 {
+            c.stamp += 1;
+        } else if t < self.t0 - 1e-9 || t > self.last_pose + 1e-9 {
+            c.outside += 1;
+        } else if self.gaps.iter().any(|&(a, b)| a < t && t < b) {
+            c.gap += 1;
+        } else {
+            c.superseded += 1;
+        }
+    }
 }
 
 impl<T> History<T> {
     fn new() -> History<T> {
-        History { q: VecDeque::new() }
+        History {
+            q: VecDeque::new(),
+            flags: VecDeque::new(),
+        }
     }
 
     /// Adds a value, in stamp order (a late one is put in its place).
@@ -254,27 +320,46 @@ impl<T> History<T> {
             .rposition(|(s, _)| *s <= t)
             .map_or(0, |k| k + 1);
         self.q.insert(k, (t, v));
+        self.flags.insert(k, 0);
     }
 
-    /// The latest value stamped at or before `t`.
-    fn at(&self, t: f64) -> Option<&(f64, T)> {
-        self.q.iter().rev().find(|(s, _)| *s <= t + 1e-9)
-    }
-
-    /// The values around `t`: the latest at or before it and the first after it.
-    fn around(&self, t: f64) -> Around<'_, T> {
-        let k = self.q.iter().position(|(s, _)| *s > t + 1e-9);
-        match k {
-            Some(0) => (None, self.q.front()),
-            Some(k) => (self.q.get(k - 1), self.q.get(k)),
-            None => (self.q.back(), None),
+    /// Flags the latest value stamped at or before `t` (the one just pushed at `t`).
+    fn flag_last(&mut self, t: f64, flag: u8) {
+        if let Some(k) = self.q.iter().rposition(|(s, _)| *s <= t) {
+            self.flags[k] |= flag;
         }
     }
 
-    /// Drops the values no step at or after `t` can use.
-    fn prune(&mut self, t: f64) {
+    /// The latest value stamped at or before `t`, flagged as used.
+    fn at(&mut self, t: f64) -> Option<&(f64, T)> {
+        let k = self.q.iter().rposition(|(s, _)| *s <= t + 1e-9)?;
+        self.flags[k] |= USED;
+        self.q.get(k)
+    }
+
+    /// The indices of the values around `t`: the latest at or before it and the first
+    /// after it.
+    fn around(&self, t: f64) -> (Option<usize>, Option<usize>) {
+        let k = self.q.iter().position(|(s, _)| *s > t + 1e-9);
+        match k {
+            Some(0) => (None, Some(0)),
+            Some(k) => (Some(k - 1), Some(k)),
+            None => (self.q.len().checked_sub(1), None),
+        }
+    }
+
+    /// Drops the values no step at or after `t` can use, counting those never used.
+    fn prune(&mut self, t: f64, drops: &mut Drops) {
         while self.q.len() > 1 && self.q[1].0 <= t {
-            self.q.pop_front();
+            let (s, _) = self.q.pop_front().expect("two values");
+            drops.drop(s, self.flags.pop_front().unwrap_or(0));
+        }
+    }
+
+    /// Drops every value left, counting those never used.
+    fn drain(&mut self, drops: &mut Drops) {
+        for ((s, _), f) in self.q.drain(..).zip(self.flags.drain(..)) {
+            drops.drop(s, f);
         }
     }
 }
@@ -307,6 +392,8 @@ struct Aligner {
     pub gap_steps: u64,
     /// The number of the first step (a bag's later file goes on from the earlier ones).
     first_step: u64,
+    /// The values dropped unused, by cause.
+    drops: Drops,
 }
 
 /// The yaw of a quaternion (x, y, z, w).
@@ -329,6 +416,7 @@ impl Aligner {
             watermark: f64::NEG_INFINITY,
             gap_steps: 0,
             first_step: 0,
+            drops: Drops::default(),
         }
     }
 
@@ -346,8 +434,43 @@ impl Aligner {
         }
     }
 
-    /// Takes one decoded message of a topic read as `r`, with its time.
-    fn take(&mut self, r: &Reading, v: &[Value], t: f64) -> Result<(), String> {
+    /// Every value left unused at the end counted, and the drops by cause.
+    fn dropped(&mut self) -> Dropped {
+        if let Some(t0) = self.t0 {
+            self.drops.t0 = t0;
+            self.drops.last_pose = self.poses.q.back().map_or(t0, |p| p.0);
+        }
+        for h in [
+            &mut self.poses as &mut dyn Prune,
+            &mut self.twists,
+            &mut self.scans,
+            &mut self.speeds,
+            &mut self.curvatures,
+            &mut self.gears,
+        ] {
+            h.drain_to(&mut self.drops);
+        }
+        self.drops.counts
+    }
+
+    /// Takes one decoded message of a topic read as `r`, with its time; `fault` where its
+    /// header stamp (its time) repeated or went back.
+    fn take(&mut self, r: &Reading, v: &[Value], t: f64, fault: bool) -> Result<(), String> {
+        self.take_value(r, v, t)?;
+        if fault {
+            match r.role {
+                Role::Odom => self.poses.flag_last(t, STAMP_FAULT),
+                Role::Twist => self.twists.flag_last(t, STAMP_FAULT),
+                Role::Scan => self.scans.flag_last(t, STAMP_FAULT),
+                Role::UlcCmd => self.speeds.flag_last(t, STAMP_FAULT),
+                Role::SteeringCmd => self.curvatures.flag_last(t, STAMP_FAULT),
+                Role::GearReport => self.gears.flag_last(t, STAMP_FAULT),
+            }
+        }
+        Ok(())
+    }
+
+    fn take_value(&mut self, r: &Reading, v: &[Value], t: f64) -> Result<(), String> {
         self.watermark = self.watermark.max(t);
         match r.role {
             Role::Odom => {
@@ -398,9 +521,13 @@ impl Aligner {
     /// The record of the control step at stamp `t`, or None inside a gap of the poses.
     fn record(&mut self, step: u64, t: f64) -> Option<Record> {
         let (a, b) = self.poses.around(t);
-        let &(ta, pa) = a?;
+        let a = a?;
+        let (ta, pa) = self.poses.q[a];
+        let b = b.map(|k| (k, self.poses.q[k]));
         let p = match b {
-            Some(&(tb, pb)) if tb - ta <= GAP_S => {
+            Some((kb, (tb, pb))) if tb - ta <= GAP_S => {
+                self.poses.flags[a] |= USED;
+                self.poses.flags[kb] |= USED;
                 let f = (t - ta) / (tb - ta);
                 let dyaw = (pb.yaw - pa.yaw + std::f64::consts::PI)
                     .rem_euclid(std::f64::consts::TAU)
@@ -413,7 +540,10 @@ impl Aligner {
                 }
             }
             // At a pose's own stamp, or after the last pose: that pose.
-            _ if t - ta < 1e-9 => pa,
+            _ if t - ta < 1e-9 => {
+                self.poses.flags[a] |= USED;
+                pa
+            }
             // Inside a gap of the poses: no step.
             _ => return None,
         };
@@ -473,35 +603,50 @@ impl Aligner {
                 None => {
                     // Inside a gap of the poses: every step before the next pose is one,
                     // counted at once (one by one, a pose stamped 2^31 s on took hours).
-                    let resume = self.poses.around(t).1.map_or(self.next, |&(tb, _)| {
+                    let (ka, kb) = self.poses.around(t);
+                    let tb = kb.map(|k| self.poses.q[k].0);
+                    if let (Some(ka), Some(tb)) = (ka, tb) {
+                        if self.drops.gaps.len() == 64 {
+                            self.drops.gaps.pop_front();
+                        }
+                        self.drops.gaps.push_back((self.poses.q[ka].0, tb));
+                    }
+                    let resume = tb.map_or(self.next, |tb| {
                         (((tb - 1e-9 - t0) / STEP_S).ceil().max(0.0) as u64).max(self.next)
                     });
                     self.gap_steps += 1 + (resume - self.next);
                     self.next = resume;
                 }
             }
+            self.drops.t0 = t0;
+            self.drops.last_pose = last_pose;
             for h in [
-                &mut self.speeds as &mut dyn Prune,
+                &mut self.poses as &mut dyn Prune,
+                &mut self.twists,
+                &mut self.scans,
+                &mut self.speeds,
                 &mut self.curvatures,
                 &mut self.gears,
             ] {
-                h.prune_to(t);
+                h.prune_to(t, &mut self.drops);
             }
-            self.poses.prune(t);
-            self.twists.prune(t);
-            self.scans.prune(t);
         }
         Ok(())
     }
 }
 
 trait Prune {
-    fn prune_to(&mut self, t: f64);
+    fn prune_to(&mut self, t: f64, drops: &mut Drops);
+    fn drain_to(&mut self, drops: &mut Drops);
 }
 
 impl<T> Prune for History<T> {
-    fn prune_to(&mut self, t: f64) {
-        self.prune(t)
+    fn prune_to(&mut self, t: f64, drops: &mut Drops) {
+        self.prune(t, drops)
+    }
+
+    fn drain_to(&mut self, drops: &mut Drops) {
+        self.drain(drops)
     }
 }
 
@@ -839,9 +984,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         };
         decoded.map_err(|e| self.err(format!("{}: {e}", place())))?;
         let header = r.stamp(&self.vals);
-        if let Some(h) = header {
-            self.count_stamp(topic, h);
-        }
+        let back = header.is_some_and(|h| self.count_stamp(topic, h));
         let header_time = !self.topics.log_time
             && (self.topics.fallback.is_empty()
                 || !self.topics.fallback.iter().any(|f| f == topic));
@@ -850,23 +993,26 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             _ => log_time_ns as f64 * 1e-9,
         };
         self.al
-            .take(r, &self.vals, t)
+            .take(r, &self.vals, t, back && header_time)
             .map_err(|e| self.err(format!("{}: {e}", place())))?;
         self.messages += 1;
         self.flush(false)
     }
 
-    /// Counts a header stamp of `topic`, and whether it repeats or goes back.
-    fn count_stamp(&mut self, topic: &str, h: f64) {
+    /// Counts a header stamp of `topic`; whether it repeats or goes back.
+    fn count_stamp(&mut self, topic: &str, h: f64) -> bool {
         // One lookup a message; the topic's name is copied only the first time.
         match self.stamps.get_mut(topic) {
             Some(s) => {
-                s.1 += u64::from(h <= s.0);
+                let back = h <= s.0;
+                s.1 += u64::from(back);
                 s.0 = s.0.max(h);
                 s.2 += 1;
+                back
             }
             None => {
                 self.stamps.insert(topic.to_string(), (h, 0, 1));
+                false
             }
         }
     }
@@ -984,6 +1130,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
             channels,
             warnings: self.stamp_warnings(),
             stamps: self.stamp_counts(),
+            dropped: self.al.dropped(),
         })
     }
 
@@ -1051,6 +1198,8 @@ pub struct BagInfo {
     /// Per topic with header stamps (in name order): the messages whose stamp repeats or
     /// goes back, and the messages with a stamp.
     pub stamps: Vec<(String, u64, u64)>,
+    /// Messages of the topics read that no control step took, by cause.
+    pub dropped: Dropped,
 }
 
 /// Reads an MCAP bag's bytes (`file` names it in errors) and hands each control step's
@@ -1217,6 +1366,7 @@ impl BagInfo {
         self.gap_steps += other.gap_steps;
         self.channels.extend(other.channels);
         self.warnings.extend(other.warnings);
+        self.dropped.add(other.dropped);
         for (topic, back, total) in other.stamps {
             match self.stamps.iter_mut().find(|s| s.0 == topic) {
                 Some(s) => (s.1, s.2) = (s.1 + back, s.2 + total),
@@ -1558,6 +1708,40 @@ mod tests {
             "{:?} {a} {b}",
             i.warnings
         );
+    }
+
+    /// Messages no step took, by cause. PoseStamped at 10 Hz with no pose from 2 to 3.5 s
+    /// and twists at 50 Hz: the 74 twists strictly inside the gap (2.02 … 3.48 s) are
+    /// dropped for the gap, nothing else. Odometry stamped in whole seconds, kept on its
+    /// header stamps: 4 steps take one message each (the last of each second), the 192
+    /// other repeats are dropped for their stamps and the first of each second, sound
+    /// but overtaken by its repeats, as superseded.
+    #[test]
+    fn dropped_messages_are_counted_by_cause() {
+        let topics = Topics::parse("odom=/pose").unwrap();
+        let info = read_bag(&data("pose_twist"), &topics, veh(), |_| Ok(())).unwrap();
+        let want = Dropped {
+            gap: 74,
+            ..Dropped::default()
+        };
+        assert_eq!((info.dropped, info.messages), (want, 288));
+        let files = [data("whole_seconds/whole_seconds.mcap")];
+        let header = Topics::default();
+        let mut n = 0;
+        let info = read_files(&files, &header, veh(), &mut |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        let want = Dropped {
+            stamp: 192,
+            superseded: 4,
+            ..Dropped::default()
+        };
+        assert_eq!((info.dropped, n), (want, 4));
+        // With the log time (the survey's verdict) every message makes its step.
+        let info = read_bag(&data("whole_seconds"), &header, veh(), |_| Ok(())).unwrap();
+        assert_eq!(info.dropped, Dropped::default());
     }
 
     /// The survey's stamps, read at their offset without decoding, are the decoded ones:
@@ -1939,12 +2123,12 @@ mod tests {
         };
         let v = veh();
         let mut al = Aligner::new(v);
-        al.take(&r, &msg(60.0, 2.0), 1.0).unwrap();
+        al.take(&r, &msg(60.0, 2.0), 1.0, false).unwrap();
         let want = (60.0 / v.steering_ratio).to_radians().tan() / v.wheelbase_m;
         assert!((al.curvatures.at(1.0).unwrap().1 - want).abs() < 1e-12);
-        al.take(&r, &msg(-0.05, 3.0), 2.0).unwrap();
+        al.take(&r, &msg(-0.05, 3.0), 2.0, false).unwrap();
         assert_eq!(al.curvatures.at(2.0).unwrap().1, -0.05);
-        al.take(&r, &msg(0.3, 4.0), 3.0).unwrap();
+        al.take(&r, &msg(0.3, 4.0), 3.0, false).unwrap();
         assert_eq!(al.curvatures.at(3.0).unwrap().0, 2.0);
     }
 }
