@@ -373,8 +373,11 @@ fn user_keys<R: std::io::Read + std::io::Seek>(dec: &mut Decoder<R>) -> UserKeys
             for part in text.split('|').map(str::trim) {
                 let part = esri_name(part).unwrap_or(part);
                 let lower = part.to_ascii_lowercase();
-                let noise = lower.ends_with("= unknown") || lower.starts_with("primem =");
-                if part.is_empty() || lower == "unknown" || noise {
+                let noise = lower.ends_with("= unknown")
+                    || lower.starts_with("primem =")
+                    || lower.starts_with("gcs name =");
+                let seen = out.citation.split("; ").any(|c| c == part);
+                if part.is_empty() || lower == "unknown" || noise || seen {
                     continue;
                 }
                 if !out.citation.is_empty() {
@@ -607,9 +610,10 @@ mod tests {
     }
 
     /// CRSs without a plain EPSG code, as rasterio writes them (make.py): UTM zone 15N as
-    /// user-defined keys is mapped to EPSG:32615; a user-defined Lambert conic and NAD27
-    /// leave the map in its own metres with the reason, which refuses a lon/lat route and
-    /// lets a route in the map's metres through.
+    /// user-defined keys, or as an ESRI PE string, is mapped to EPSG:32615; a user-defined
+    /// Lambert conic (also as an ESRI PE string, named by it) and NAD27 leave the map in
+    /// its own metres with the reason, which refuses a lon/lat route and lets a route in
+    /// the map's metres through.
     #[test]
     fn crss_without_an_epsg_code_are_mapped_or_named() {
         use crate::chain::path::Path;
@@ -618,6 +622,8 @@ mod tests {
         let utm = Map::load(&data("utm_user.tif")).unwrap();
         assert_eq!(utm.crs.map(|c| c.epsg()), Some(32615));
         assert_eq!((utm.classes, utm.crs_note), (plain.classes.clone(), None));
+        let esri = Map::load(&data("utm_esri.tif")).unwrap();
+        assert_eq!(esri.crs.map(|c| c.epsg()), Some(32615));
         let lonlat = data("route_lonlat.geojson");
         let metres = r#"{"type": "Feature", "properties": {"speed_mps": 3.0},
             "crs": {"type": "name", "properties": {"name": "acres:map"}},
@@ -629,6 +635,10 @@ mod tests {
                 ["Lambert Conformal Conic (2 parallels)", "lat_1 33"],
             ),
             ("nad27.tif", ["EPSG:26715", "NAD27"]),
+            (
+                "lcc_esri.tif",
+                ["Lambert Conformal Conic", "cited as \"Farm_Lambert\","],
+            ),
         ] {
             let m = Map::load(&data(file)).unwrap();
             assert_eq!((m.crs, &m.classes), (None, &plain.classes), "{file}");

@@ -95,6 +95,10 @@ with rasterio.open(here / "bands4.tif", "w", driver="GTiff", width=8, height=8, 
 # lcc_user.tif: a user-defined Lambert Conformal Conic on WGS 84 (no EPSG code), which
 #   acres cannot convert: the map reads in its own metres, lon/lat routes are refused.
 # nad27.tif: EPSG:26715 (NAD27 / UTM zone 15N), whose datum acres cannot shift.
+# utm_esri.tif, lcc_esri.tif: the UTM zone and a Lambert conic named "Farm_Lambert", each
+#   given to rasterio as ESRI WKT and written with GDAL's ESRI_PE key flavour (the ESRI
+#   PE string in the citation): GDAL writes the UTM zone as EPSG:32615, the conic as
+#   user-defined keys, which acres names by the PE string's name.
 for name, c in [
     ("utm_user.tif", "+proj=tmerc +lat_0=0 +lon_0=-93 +k=0.9996 +x_0=500000 +y_0=0 "
                      "+ellps=WGS84 +towgs84=0,0,0 +units=m"),
@@ -105,4 +109,22 @@ for name, c in [
     from rasterio.crs import CRS
     p = dict(profile, crs=CRS.from_string(c))
     with rasterio.open(here / name, "w", **p) as ds:
+        ds.write(cls, 1)
+
+esri_geog = ('GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,'
+             '298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]')
+for name, wkt in [
+    ("utm_esri.tif", 'PROJCS["WGS_1984_UTM_Zone_15N",' + esri_geog + ',PROJECTION['
+     '"Transverse_Mercator"],PARAMETER["False_Easting",500000.0],PARAMETER["False_Northing"'
+     ',0.0],PARAMETER["Central_Meridian",-93.0],PARAMETER["Scale_Factor",0.9996],PARAMETER['
+     '"Latitude_Of_Origin",0.0],UNIT["Meter",1.0]]'),
+    ("lcc_esri.tif", 'PROJCS["Farm_Lambert",' + esri_geog + ',PROJECTION['
+     '"Lambert_Conformal_Conic"],PARAMETER["False_Easting",0.0],PARAMETER["False_Northing",'
+     '0.0],PARAMETER["Central_Meridian",-96.0],PARAMETER["Standard_Parallel_1",33.0],'
+     'PARAMETER["Standard_Parallel_2",45.0],PARAMETER["Latitude_Of_Origin",39.0],'
+     'UNIT["Meter",1.0]]'),
+]:
+    from rasterio.crs import CRS
+    p = dict(profile, crs=CRS.from_wkt(wkt))
+    with rasterio.open(here / name, "w", GEOTIFF_KEYS_FLAVOR="ESRI_PE", **p) as ds:
         ds.write(cls, 1)
