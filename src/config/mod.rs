@@ -9,7 +9,7 @@
 //! errors name the file and the key.
 
 mod control;
-mod dynamics;
+pub mod dynamics;
 mod envelope;
 mod scouting;
 mod trajectory;
