@@ -285,6 +285,13 @@ pub struct LogRecord {
     /// did nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moving_decision: Option<MovingDecision>,
+    /// Whether the inner wheels left the ground in a physics step since the previous
+    /// record (the warning before a rollover), and whether the vehicle has rolled over
+    /// (it then lies where the model stopped it: see docs/rules.md "Rollover").
+    #[serde(default)]
+    pub wheel_lift: bool,
+    #[serde(default)]
+    pub rolled_over: bool,
 }
 
 /// Runs a scenario to its end (its duration, a collision, 1 s at rest at the route's end
@@ -499,6 +506,7 @@ impl Session {
         if let (Some(w), Some(report)) = (log, report) {
             let ranges = self.record_scan.then(|| scan_returns(&scan));
             let mut rec = record(plant, self.control, state, ranges, row.clone(), report);
+            rec.wheel_lift = std::mem::take(&mut self.tally.lift_since_record);
             self.chain.tracks(&mut rec.tracks);
             if !rec.tracks.is_empty() || decision != MovingDecision::None {
                 rec.moving_decision = Some(decision);
@@ -666,6 +674,8 @@ struct Tally {
     distance: f64,
     max_ay: f64,
     lift: bool,
+    /// A wheel lift since the last log record.
+    lift_since_record: bool,
     rolled_over: bool,
     finished_route: bool,
     /// The tires slid in a physics step since the last control step.
@@ -770,6 +780,7 @@ impl Tally {
     /// After a physics step.
     fn physics(&mut self, plant: &crate::plant::Plant, info: &crate::plant::vehicle::StepInfo) {
         self.lift |= info.wheel_lift;
+        self.lift_since_record |= info.wheel_lift;
         self.rolled_over |= info.rolled_over;
         self.sliding |= info.sliding && plant.speed_mps().abs() >= 0.5;
         self.max_ay = self.max_ay.max(plant.vehicle.s.ay_mps2.abs());
@@ -808,6 +819,8 @@ fn record(
         actors,
         tracks: Vec::new(),
         moving_decision: None,
+        wheel_lift: false,
+        rolled_over: plant.vehicle.s.rolled_over,
     }
 }
 
@@ -1057,13 +1070,32 @@ mod tests {
 
     /// A run across a side slope (rising to the left of the lane) on `ground`.
     fn across(class: &str, state: &str, slope_pct: f64) -> Summary {
+        across_logged(class, state, slope_pct).0
+    }
+
+    fn across_logged(class: &str, state: &str, slope_pct: f64) -> (Summary, Vec<LogRecord>) {
         let text = format!(
             r#"{{"name": "side", "ground": {{"class": "{class}", "state": "{state}",
             "slope_pct": {slope_pct}, "slope_dir_deg": 90}},
             "route": "straight_lane.json", "start": {{"x_m": 0, "y_m": 0, "yaw_rad": 0, "speed_mps": 3}},
             "duration_s": 20}}"#
         );
-        run_logged("side.json", &text).0
+        run_logged("side.json", &text)
+    }
+
+    /// Issue 65: a rollover is in the log, not only in the summary: a record shows the
+    /// wheels lifting before the first that shows the vehicle rolled over, the last record
+    /// shows it rolled over, and a run that keeps its wheels down logs neither.
+    #[test]
+    fn the_log_shows_the_wheels_lift_and_the_rollover() {
+        let (_, recs) = across_logged("asphalt", "dry", 85.0);
+        let first_roll = recs.iter().position(|r| r.rolled_over).expect("a rollover");
+        let first_lift = recs.iter().position(|r| r.wheel_lift).expect("a lift");
+        assert!(first_lift <= first_roll, "{first_lift} {first_roll}");
+        assert!(recs.last().unwrap().rolled_over);
+        assert!(recs[..first_roll].iter().all(|r| !r.rolled_over));
+        let (_, fine) = across_logged("asphalt", "dry", 55.0);
+        assert!(fine.iter().all(|r| !r.wheel_lift && !r.rolled_over));
     }
 
     /// Across an 85 % side slope (above the rollover threshold, about 75 %) the vehicle

@@ -51,6 +51,9 @@ pub struct ObservationIn {
     /// Our extensions: the lateral acceleration (right positive) and wheel lift.
     pub ay: Option<f64>,
     pub wheel_lift: Option<bool>,
+    /// acres's bridge: the vehicle has rolled over.
+    #[serde(default)]
+    pub rolled_over: Option<bool>,
     /// Whether the vehicle hit a worker since the last observation, and the number of
     /// workers (vehicle-bridge.md "Observation").
     pub struck: Option<bool>,

@@ -313,6 +313,9 @@ pub struct Observation<'a> {
     pub ay: f64,
     /// Whether an inner wheel lifted since the last observation.
     pub wheel_lift: bool,
+    /// Whether the vehicle has rolled over (it lies still from then on); added after
+    /// `wheel_lift`, so clients that read by name ignore it.
+    pub rolled_over: bool,
     /// Whether the footprint touches an obstacle.
     pub collided: bool,
     /// The ground class under the vehicle (null: none known).

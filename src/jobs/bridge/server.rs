@@ -684,6 +684,7 @@ fn observation(a: &Agent, out: &mut Vec<u8>) {
         ax: s.ax_mps2,
         ay: frame::flip(s.ay_mps2),
         wheel_lift: a.lift_since_obs,
+        rolled_over: s.rolled_over,
         collided: p.collided(),
         ground_class: ground.class,
         gear: p.dbw.gear(),

@@ -244,6 +244,8 @@ fn workers_are_placed_counted_and_struck() {
     // Applied at the first step, before its observation.
     let o = observations(&step(&mut c, &mut ctl, 12));
     assert_eq!((o[0].workers, o[0].struck), (Some(2), Some(false)), "{o:?}");
+    // acres's added field: present, and false on level ground.
+    assert_eq!(o[0].rolled_over, Some(false), "{o:?}");
     // The scan sees the worker ahead at beam 0: 10 m less the mount's 1.9 and 0.3.
     let scan = o[0].scan.clone().unwrap();
     assert!((scan[0].unwrap() - 7.8).abs() < 0.01, "{:?}", scan[0]);
