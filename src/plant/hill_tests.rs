@@ -114,3 +114,26 @@ fn what_the_ground_cannot_hold_slides_and_two_wheel_drive_climbs_less() {
         p.vehicle.s.x_m
     );
 }
+
+/// Issue 65: on 50 and 55 % of dry gravel (μ 0.65 holds the wheels; the full drive of
+/// 4,750 N exceeds the 4,418 to 4,736 N the slope and the rolling resistance ask) the ULC
+/// stood for ever at 100 % throttle against 7.3 % of brake: the hold's margin asked the
+/// drive for 1.25 times the slope. It launches now, without rolling back: on 50 % the
+/// 332 N to spare reach the commanded 1 m/s; on 55 % the 14 N to spare give 0.015 m/s²,
+/// a crawl that is still gaining at the end.
+#[test]
+fn the_ulc_launches_where_the_full_drive_can_climb() {
+    for (pct, climbed, speed) in [(50.0, 5.0, 0.9), (55.0, 0.3, 0.05)] {
+        let mut p = on_hill(GroundClass::Gravel, GroundState::Dry, pct, 0.0);
+        drive(&mut p, 0.0, 3.0);
+        let x0 = p.vehicle.s.x_m;
+        let (lo, _) = drive(&mut p, 1.0, 15.0);
+        let up = p.vehicle.s.x_m - x0;
+        assert!(x0 - lo <= 0.01, "{pct} %: rolled back {} m", x0 - lo);
+        assert!(
+            up > climbed && p.speed_mps() > speed,
+            "{pct} %: {up} m, {} m/s",
+            p.speed_mps()
+        );
+    }
+}
