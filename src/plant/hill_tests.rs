@@ -137,3 +137,47 @@ fn the_ulc_launches_where_the_full_drive_can_climb() {
         );
     }
 }
+
+/// Issue 65: where the full drive cannot carry the slope (60 % of dry gravel asks
+/// 5.1 m/s² of gravity against the drive's 5.0, while μ 0.65 lets the brake hold it), the
+/// ULC no longer fights its own brake at full throttle for ever: within `STALL_S` of
+/// standing at full throttle it lets the throttle go, holds with the brake without
+/// rolling back, and its report says `stalled` (on the wire too) until a stop command.
+/// On 50 % it never stalls.
+#[test]
+fn the_ulc_reports_a_stall_where_the_drive_cannot_climb() {
+    use crate::plant::dbw::model::STALL_S;
+    let mut p = on_hill(GroundClass::Gravel, GroundState::Dry, 60.0, 0.0);
+    drive(&mut p, 0.0, 3.0);
+    let x0 = p.vehicle.s.x_m;
+    let (lo, _) = drive(&mut p, 1.0, STALL_S + 1.5);
+    assert!(p.dbw.ulc_stalled(), "no stall reported");
+    let r = p.report("polaris");
+    assert!(r.ulc_report.stalled, "{r:?}");
+    let wire = serde_json::to_value(r).unwrap();
+    assert_eq!(wire["ulc_report"]["stalled"], true);
+    let (lo2, _) = drive(&mut p, 1.0, 10.0);
+    let r = p.report("polaris");
+    assert!(
+        r.ulc_report.stalled && r.throttle_report.percent_output < 1.0,
+        "{r:?}"
+    );
+    assert!(
+        x0 - lo.min(lo2) <= 0.01,
+        "rolled back {} m",
+        x0 - lo.min(lo2)
+    );
+    drive(&mut p, 0.0, 1.0);
+    assert!(!p.dbw.ulc_stalled());
+    assert!(
+        serde_json::to_value(p.report("polaris")).unwrap()["ulc_report"]
+            .get("stalled")
+            .is_none()
+    );
+    let mut p = on_hill(GroundClass::Gravel, GroundState::Dry, 50.0, 0.0);
+    drive(&mut p, 0.0, 3.0);
+    for _ in 0..15 {
+        drive(&mut p, 1.0, 1.0);
+        assert!(!p.dbw.ulc_stalled());
+    }
+}

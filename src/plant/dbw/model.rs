@@ -102,6 +102,10 @@ pub struct Dbw {
     stop_hold: bool,
     /// The throttle output behind the engine's response ([`HOLD_LAG_S`]), %.
     throttle_est: f64,
+    /// How long the ULC has stood at full throttle, asked to move and not moving, s;
+    /// and whether it has given up ([`STALL_S`]).
+    stall_s: f64,
+    stalled: bool,
 }
 
 /// The direction a gear drives: 1 forward (4 high, 5 low), −1 in reverse (2), 0 in
@@ -121,6 +125,15 @@ const HOLD_MARGIN: f64 = 1.25;
 /// ...and on a launch uphill it lets go as the throttle's drive, behind this lag, s,
 /// takes the load over (the drive force's own lag is 0.15 s).
 const HOLD_LAG_S: f64 = 0.2;
+/// After this long at full throttle, asked to move and standing still, the ULC gives up
+/// (an acres choice: the drive cannot carry the slope): it lets the throttle go, holds
+/// with the brake, and reports `stalled` until the command is a stop, s.
+pub const STALL_S: f64 = 3.0;
+/// Below this speed the ULC counts as standing for [`STALL_S`], m/s (a crawl the drive
+/// can carry passes it within a second).
+const STALL_SPEED_MPS: f64 = 0.01;
+/// The throttle estimate that counts as full, % (it nears 100 behind [`HOLD_LAG_S`]).
+const FULL_THROTTLE_PCT: f64 = 99.0;
 
 fn or_default(v: f64, d: f64) -> f64 {
     if v > 0.0 && v.is_finite() { v } else { d }
@@ -164,6 +177,8 @@ impl Dbw {
             stop_brake: 0.0,
             stop_hold: false,
             throttle_est: 0.0,
+            stall_s: 0.0,
+            stalled: false,
         }
     }
 
@@ -549,17 +564,46 @@ impl Dbw {
                 // (with the margin, 7.3 % of brake held a full throttle on 50 % gravel for
                 // ever: issue 65).
                 let driven = self.throttle_est / l.throttle_pct_per_mps2;
-                let full = throttle_want >= 100.0 && self.throttle_est >= 100.0 - 1e-6;
+                let full = throttle_want >= 100.0 && self.throttle_est >= FULL_THROTTLE_PCT;
                 let margin = if full { 1.0 } else { HOLD_MARGIN };
                 let hold = (margin * a_grade - driven).max(0.0) * l.brake_pct_per_mps2;
                 brake_want = brake_want.max(hold);
             }
         }
+        let (brake_per, stop_brake_pct) = (l.brake_pct_per_mps2, l.stop_brake_pct);
+        self.stall(stopping, speed_mps, throttle_want, dt);
+        if self.stalled {
+            throttle_want = 0.0;
+            let hold = HOLD_MARGIN * a_grade.abs() * brake_per;
+            brake_want = brake_want.max(hold).max(stop_brake_pct);
+        }
+        let l = &self.cfg.ulc;
         self.stop_hold = stopping && speed_mps.abs() < l.hold_speed_mps;
         let rate = self.cfg.brake.rate_pct_s.max(self.cfg.throttle.rate_pct_s);
         self.throttle_rates = (rate, rate);
         self.brake_rates = (rate, rate);
         (throttle_want, brake_want)
+    }
+
+    /// Counts the time the ULC stands at full throttle asked to move; past [`STALL_S`] it
+    /// has stalled, until the command is a stop (issue 65: it stood at 100 % throttle
+    /// against its own brake for ever, saying nothing).
+    fn stall(&mut self, stopping: bool, speed_mps: f64, throttle_want: f64, dt: f64) {
+        let fighting = !stopping
+            && speed_mps.abs() < STALL_SPEED_MPS
+            && throttle_want >= 100.0
+            && self.throttle_est >= FULL_THROTTLE_PCT;
+        self.stall_s = if fighting { self.stall_s + dt } else { 0.0 };
+        if stopping {
+            self.stalled = false;
+        } else if self.stall_s >= STALL_S {
+            self.stalled = true;
+        }
+    }
+
+    /// Whether the ULC has given up a launch its drive cannot carry ([`STALL_S`]).
+    pub fn ulc_stalled(&self) -> bool {
+        self.stalled
     }
 
     /// Gear: a shift only at standstill, after the shift time.
@@ -648,6 +692,7 @@ impl Dbw {
                 accel_meas: accel_mps2,
                 enabled: ulc_on,
                 timeout: self.timed_out(&self.ulc, step),
+                stalled: self.stalled,
             },
             vehicle_velocity: VehicleVelocity {
                 vehicle_velocity_brake: speed_mps,

@@ -62,6 +62,11 @@ pub struct UlcReport {
     pub accel_meas: f64,
     pub enabled: bool,
     pub timeout: bool,
+    /// An acres extension, present only when true: the ULC stood at full throttle asked
+    /// to move for `STALL_S` and gave up (its drive cannot carry the slope); it holds
+    /// with the brake until the command is a stop.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stalled: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
