@@ -489,3 +489,44 @@ fn friction_and_rolling_resistance_per_class() {
     let (mu_f, crr_f) = ground(Some(GroundClass::Field), GroundState::Dry);
     assert!(mu_f < mu_d && crr_f > crr);
 }
+
+/// A coast on flat dry asphalt from `speed` with the road wheels at `delta`: its time and
+/// distance to rest.
+fn coast(speed: f64, delta: f64) -> (f64, f64) {
+    let mut v = vehicle_at(speed);
+    let (mut t, mut d) = (0.0, 0.0);
+    while v.speed_mps() > 0.0 && t < 60.0 {
+        v.step(&act(0.0, 0.0, delta), &FLAT);
+        t += DT_S;
+        d += v.speed_mps().abs() * DT_S;
+    }
+    (t, d)
+}
+
+/// Issue 65: no energy from nowhere. Coasting at full lock, the only thing the turn adds
+/// is the kinetic energy of the body's yaw and sideways motion, `½ v² (m b² + I) tan²δ /
+/// L²`: an effective mass `m_eff = m + (m b² + I) tan²δ / L²`, 1.28 m for the Ranger at
+/// its 35.7° lock, so a coast against the same rolling resistance lasts at most 1.28 times
+/// as long and as far as straight (the tyres' turning adds only losses). From 1.45 m/s
+/// the turn lasted 22.1 s and 20.5 m against 9.9 s and 7.2 m.
+#[test]
+fn a_coast_at_full_lock_gains_no_energy() {
+    let p = VehicleDynamics::of_config(&crate::config::Config::builtin());
+    let lock = (35.7f64).to_radians();
+    let (l, b) = (p.wheelbase_m, p.cg_to_rear_m());
+    let bound =
+        1.0 + (p.mass_kg * b * b + p.yaw_inertia_kgm2) * lock.tan().powi(2) / (l * l * p.mass_kg);
+    assert!((1.2..1.35).contains(&bound), "{bound}");
+    for speed in [1.45, 1.0] {
+        let (t0, d0) = coast(speed, 0.0);
+        let (t, d) = coast(speed, lock);
+        assert!(
+            t <= bound * t0 + 0.05,
+            "{speed} m/s: {t} s against {t0} s straight"
+        );
+        assert!(
+            d <= bound * d0 + 0.01,
+            "{speed} m/s: {d} m against {d0} m straight"
+        );
+    }
+}
