@@ -9,6 +9,9 @@
 //! at that speed on dry asphalt.
 //! `steady_turn turns PARAMS` uses the parameters of the JSON `PARAMS` (as `params`
 //! prints them) instead of the shipped ones.
+//! `steady_turn sine SPEED AMP_RAD FREQ_HZ SECONDS [PARAMS]` steers `AMP sin(2π f t)`
+//! from straight running at `SPEED` (held by the governor) and prints the CG's final
+//! `X Y YAW` (m, m, rad) from where it started, heading along x.
 
 use acres::plant::dbw::{Actuation, DriveMode};
 use acres::plant::vehicle::{Ground, GroundClass, GroundState, Vehicle, VehicleDynamics};
@@ -45,8 +48,60 @@ fn steady(p: &VehicleDynamics, speed: f64, delta: f64) -> [f64; 4] {
     ]
 }
 
+/// The sine steer: the CG's final place and heading.
+fn sine(p: &VehicleDynamics, speed: f64, amp: f64, freq: f64, seconds: f64) -> [f64; 3] {
+    let flat = Ground {
+        class: Some(GroundClass::Asphalt),
+        state: GroundState::Dry,
+        grade: 0.0,
+        cross_grade: 0.0,
+    };
+    let b = p.wheelbase_m - p.cg_to_front_m;
+    // The rear axle b behind the CG, so that the CG starts at the origin.
+    let mut v = Vehicle::new(p.clone(), -b, 0.0, 0.0);
+    v.s.vx_mps = speed;
+    let n = (seconds * 120.0).round() as usize;
+    for k in 0..n {
+        let t = k as f64 / 120.0;
+        let throttle = (6.0 + (speed - v.speed_mps()) * 200.0).clamp(0.0, 100.0);
+        let act = Actuation {
+            road_wheel_rad: amp * (std::f64::consts::TAU * freq * t).sin(),
+            throttle_pct: throttle,
+            brake_bar: 0.0,
+            gear: 4,
+            stop_hold: false,
+            drive_mode: DriveMode::Awd,
+        };
+        v.step(&act, &flat);
+    }
+    let s = &v.s;
+    [
+        s.x_m + b * s.yaw_rad.cos(),
+        s.y_m + b * s.yaw_rad.sin(),
+        s.yaw_rad,
+    ]
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("sine") {
+        let num = |k: usize| -> f64 {
+            args.get(k).and_then(|a| a.parse().ok()).unwrap_or_else(|| {
+                eprintln!("usage: steady_turn sine SPEED AMP_RAD FREQ_HZ SECONDS [PARAMS]");
+                std::process::exit(2);
+            })
+        };
+        let p = match args.get(6) {
+            None => VehicleDynamics::default(),
+            Some(text) => serde_json::from_str(text).unwrap_or_else(|e| {
+                eprintln!("steady_turn: PARAMS is not the parameters' JSON: {e}");
+                std::process::exit(2);
+            }),
+        };
+        let [x, y, yaw] = sine(&p, num(2), num(3), num(4), num(5));
+        println!("{x} {y} {yaw}");
+        return;
+    }
     let p = match args.get(2) {
         None => VehicleDynamics::default(),
         Some(text) => serde_json::from_str(text).unwrap_or_else(|e| {

@@ -5,8 +5,10 @@ Steady turns of the dynamic single track (CommonRoad's ST, linear tires) at 3 to
 m/s, and the kinematic single track (KS) at 0.3 m/s, each with the parameters acres
 prints (`steady_turn params`). ST scales one normalised cornering stiffness by each
 axle's load, so acres is run with its two cornering stiffnesses set the same way (their
-sum unchanged). Asserts agreement within 2 % (ST) and 0.5 % (KS), and prints the
-figures docs/validation.md quotes.
+sum unchanged). Also a 0.5 Hz sine steer of 0.02 rad at 6 m/s for 3 s (the linear
+range): the final lateral offset of the CG against ST's with the same steering. Asserts
+agreement within 2 % (ST, steady and sine) and 0.5 % (KS), and prints the figures
+docs/validation.md quotes.
 
 Needs commonroad-vehicle-models (pip install commonroad-vehicle-models); scripts/test
 runs it where that installs. The binary defaults to target/release/examples/steady_turn
@@ -103,3 +105,33 @@ for v, d in slow:
     print(f"KS at {v} m/s, delta {d}: yaw rate {r_ks:.6f}, acres {r:.6f}")
     assert abs(r / r_ks - 1) < 0.005, (v, d, r_ks, r)
 print(f"KS: largest yaw-rate difference {worst_ks * 100:.3f} %")
+
+
+def st_sine(v, amp, freq, seconds):
+    """ST from straight running at `v` with the road wheels at amp sin(2 pi f t) (its
+    input is the steering rate): the CG's final lateral offset."""
+    w = 2 * math.pi * freq
+    x, t, dt = [0.0, 0.0, 0.0, v, 0.0, 0.0, 0.0], 0.0, 1e-3
+
+    def f(s, t):
+        return vehicle_dynamics_st(s, [amp * w * math.cos(w * t), 0.0], p)
+
+    for _ in range(int(round(seconds / dt))):
+        k1 = f(x, t)
+        k2 = f([xi + dt / 2 * ki for xi, ki in zip(x, k1)], t + dt / 2)
+        k3 = f([xi + dt / 2 * ki for xi, ki in zip(x, k2)], t + dt / 2)
+        k4 = f([xi + dt * ki for xi, ki in zip(x, k3)], t + dt)
+        x = [xi + dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
+             for xi, p1, p2, p3, p4 in zip(x, k1, k2, k3, k4)]
+        t += dt
+    return x[1]
+
+
+speed, amp, freq, seconds = 6.0, 0.02, 0.5, 3.0
+out = subprocess.run([binary, "sine", str(speed), str(amp), str(freq), str(seconds),
+                      json.dumps(ours)], check=True, capture_output=True, text=True).stdout
+y_ours = float(out.split()[1])
+y_st = st_sine(speed, amp, freq, seconds)
+print(f"sine steer {amp} rad at {freq} Hz, {speed} m/s, {seconds} s: final lateral offset "
+      f"ST {y_st:.4f} m, acres {y_ours:.4f} m ({abs(y_ours / y_st - 1) * 100:.2f} %)")
+assert abs(y_ours / y_st - 1) < 0.02, (y_st, y_ours)
