@@ -77,6 +77,7 @@ pub fn physics(config: &Config) -> Vec<Check> {
         friction_limit(&p),
         curve_braking(&p),
         diagonal_hold(&p),
+        diagonal_slide(&p),
         side_slope_lift(&p),
         kinematic_radius(&p, config),
         hill_hold(config),
@@ -204,6 +205,42 @@ fn diagonal_hold(p: &VehicleDynamics) -> Check {
         "holds where tan θ ≤ μ".into(),
         format!("the steepest held slope's tan θ differs from μ by {worst:.3} at most (0.01 grid)"),
         worst <= 0.015,
+    )
+}
+
+/// A full brake on a slope just steeper than μ whose fall line is 45° off the heading:
+/// the slide's acceleration against `g (sin θ − μ cos θ)`, on dry gravel (tan θ 0.66) and
+/// wet grass (0.36).
+fn diagonal_slide(p: &VehicleDynamics) -> Check {
+    let mut worst = 0.0f64;
+    let mut parts = Vec::new();
+    for (c, s, tan) in [
+        (GroundClass::Gravel, GroundState::Dry, 0.66),
+        (GroundClass::Grass, GroundState::Wet, 0.36),
+    ] {
+        let (mu, _) = ground(Some(c), s);
+        let k = tan / 2f64.sqrt();
+        let g = plane(c, s, k, k);
+        let mut v = Vehicle::new(p.clone(), 0.0, 0.0, 0.0);
+        v.s.brake_n = p.brake_force_max_n;
+        for _ in 0..360 {
+            v.step(&drive(0.0, p.brake_bar_max, 0.0), &g);
+        }
+        let th = tan.atan();
+        let want = G * (th.sin() - mu * th.cos());
+        let got = 2.0 * v.s.x_m.hypot(v.s.y_m) / 9.0;
+        worst = worst.max((got / want - 1.0).abs());
+        parts.push(format!("{c} {s:?}: {got:.3} against {want:.3} m/s²"));
+    }
+    row(
+        "full brake on a diagonal slope just steeper than μ (fall line 45° off the heading)".into(),
+        "slides down the fall line at g (sin θ − μ cos θ), within 5 %".into(),
+        format!(
+            "{}; largest difference {:.1} %",
+            parts.join("; "),
+            worst * 100.0
+        ),
+        worst <= 0.05,
     )
 }
 

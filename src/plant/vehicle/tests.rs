@@ -530,3 +530,45 @@ fn a_coast_at_full_lock_gains_no_energy() {
         );
     }
 }
+
+/// Issue 65: a fully braked vehicle on a slope just steeper than μ, the fall line 45° off
+/// its heading, slides down the fall line at `g (sin θ − μ cos θ)` (Coulomb friction
+/// opposes the slide whatever the wheels' heading); it slid sideways, 57 % too fast on dry
+/// gravel, as the brake held the along-heading part first.
+#[test]
+fn a_braked_slide_follows_the_fall_line() {
+    let p = VehicleDynamics::default();
+    for (class, state, tan) in [
+        (GroundClass::Gravel, GroundState::Dry, 0.66),
+        (GroundClass::Grass, GroundState::Wet, 0.36),
+    ] {
+        let (mu, _) = ground(Some(class), state);
+        let k = tan / 2f64.sqrt();
+        let g = on(class, state, k, k);
+        let mut v = Vehicle::new(p.clone(), 0.0, 0.0, 0.0);
+        v.s.brake_n = p.brake_force_max_n;
+        let secs = 3.0;
+        for _ in 0..(secs * 120.0) as usize {
+            v.step(&act(0.0, p.brake_bar_max, 0.0), &g);
+        }
+        let th = f64::atan(tan);
+        let want = G * (th.sin() - mu * th.cos());
+        // The CG's displacement from rest (the yaw stays 0: the brake holds no turn).
+        let b = p.cg_to_rear_m();
+        let (dx, dy) = (
+            v.s.x_m + b * (v.s.yaw_rad.cos() - 1.0),
+            v.s.y_m + b * v.s.yaw_rad.sin(),
+        );
+        let got = 2.0 * dx.hypot(dy) / (secs * secs);
+        let angle = dy.atan2(dx).to_degrees();
+        // Down the fall line (−135°), not across it (it slid at −90°, sideways).
+        assert!(
+            (angle + 135.0).abs() < 6.0,
+            "{class:?} {state:?}: toward {angle:.1}°"
+        );
+        assert!(
+            (got / want - 1.0).abs() < 0.05,
+            "{class:?} {state:?}: {got:.4} m/s² against {want:.4}"
+        );
+    }
+}
