@@ -17,27 +17,34 @@ use acres::plant::dbw::{Actuation, DriveMode};
 use acres::plant::vehicle::{Ground, GroundClass, GroundState, Vehicle, VehicleDynamics};
 use std::io::BufRead;
 
-fn steady(p: &VehicleDynamics, speed: f64, delta: f64) -> [f64; 4] {
-    let flat = Ground {
-        class: Some(GroundClass::Asphalt),
-        state: GroundState::Dry,
-        grade: 0.0,
-        cross_grade: 0.0,
+/// Flat dry asphalt.
+const FLAT: Ground = Ground {
+    class: Some(GroundClass::Asphalt),
+    state: GroundState::Dry,
+    grade: 0.0,
+    cross_grade: 0.0,
+};
+
+/// One physics step with the road wheels at `delta` and a governor that holds `speed`
+/// (its force is small against the tires' lateral).
+fn governed_step(v: &mut Vehicle, speed: f64, delta: f64) {
+    let throttle = (6.0 + (speed - v.speed_mps()) * 200.0).clamp(0.0, 100.0);
+    let act = Actuation {
+        road_wheel_rad: delta,
+        throttle_pct: throttle,
+        brake_bar: 0.0,
+        gear: 4,
+        stop_hold: false,
+        drive_mode: DriveMode::Awd,
     };
+    v.step(&act, &FLAT);
+}
+
+fn steady(p: &VehicleDynamics, speed: f64, delta: f64) -> [f64; 4] {
     let mut v = Vehicle::new(p.clone(), 0.0, 0.0, 0.0);
     v.s.vx_mps = speed;
     for _ in 0..120 * 20 {
-        // A governor holds the speed; its force is small against the tires' lateral.
-        let throttle = (6.0 + (speed - v.speed_mps()) * 200.0).clamp(0.0, 100.0);
-        let act = Actuation {
-            road_wheel_rad: delta,
-            throttle_pct: throttle,
-            brake_bar: 0.0,
-            gear: 4,
-            stop_hold: false,
-            drive_mode: DriveMode::Awd,
-        };
-        v.step(&act, &flat);
+        governed_step(&mut v, speed, delta);
     }
     let s = &v.s;
     [
@@ -50,12 +57,6 @@ fn steady(p: &VehicleDynamics, speed: f64, delta: f64) -> [f64; 4] {
 
 /// The sine steer: the CG's final place and heading.
 fn sine(p: &VehicleDynamics, speed: f64, amp: f64, freq: f64, seconds: f64) -> [f64; 3] {
-    let flat = Ground {
-        class: Some(GroundClass::Asphalt),
-        state: GroundState::Dry,
-        grade: 0.0,
-        cross_grade: 0.0,
-    };
     let b = p.wheelbase_m - p.cg_to_front_m;
     // The rear axle b behind the CG, so that the CG starts at the origin.
     let mut v = Vehicle::new(p.clone(), -b, 0.0, 0.0);
@@ -63,16 +64,11 @@ fn sine(p: &VehicleDynamics, speed: f64, amp: f64, freq: f64, seconds: f64) -> [
     let n = (seconds * 120.0).round() as usize;
     for k in 0..n {
         let t = k as f64 / 120.0;
-        let throttle = (6.0 + (speed - v.speed_mps()) * 200.0).clamp(0.0, 100.0);
-        let act = Actuation {
-            road_wheel_rad: amp * (std::f64::consts::TAU * freq * t).sin(),
-            throttle_pct: throttle,
-            brake_bar: 0.0,
-            gear: 4,
-            stop_hold: false,
-            drive_mode: DriveMode::Awd,
-        };
-        v.step(&act, &flat);
+        governed_step(
+            &mut v,
+            speed,
+            amp * (std::f64::consts::TAU * freq * t).sin(),
+        );
     }
     let s = &v.s;
     [
@@ -80,6 +76,17 @@ fn sine(p: &VehicleDynamics, speed: f64, amp: f64, freq: f64, seconds: f64) -> [
         s.y_m + b * s.yaw_rad.sin(),
         s.yaw_rad,
     ]
+}
+
+/// The shipped parameters, or those of the JSON `text` (as `params` prints them).
+fn params(text: Option<&String>) -> VehicleDynamics {
+    match text {
+        None => VehicleDynamics::default(),
+        Some(text) => serde_json::from_str(text).unwrap_or_else(|e| {
+            eprintln!("steady_turn: PARAMS is not the parameters' JSON: {e}");
+            std::process::exit(2);
+        }),
+    }
 }
 
 fn main() {
@@ -91,24 +98,12 @@ fn main() {
                 std::process::exit(2);
             })
         };
-        let p = match args.get(6) {
-            None => VehicleDynamics::default(),
-            Some(text) => serde_json::from_str(text).unwrap_or_else(|e| {
-                eprintln!("steady_turn: PARAMS is not the parameters' JSON: {e}");
-                std::process::exit(2);
-            }),
-        };
+        let p = params(args.get(6));
         let [x, y, yaw] = sine(&p, num(2), num(3), num(4), num(5));
         println!("{x} {y} {yaw}");
         return;
     }
-    let p = match args.get(2) {
-        None => VehicleDynamics::default(),
-        Some(text) => serde_json::from_str(text).unwrap_or_else(|e| {
-            eprintln!("steady_turn: PARAMS is not the parameters' JSON: {e}");
-            std::process::exit(2);
-        }),
-    };
+    let p = params(args.get(2));
     match args.get(1).map(String::as_str) {
         Some("params") => println!(
             "{}",

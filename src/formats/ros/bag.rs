@@ -440,15 +440,9 @@ impl Aligner {
             self.drops.t0 = t0;
             self.drops.last_pose = self.poses.q.back().map_or(t0, |p| p.0);
         }
-        for h in [
-            &mut self.poses as &mut dyn Prune,
-            &mut self.twists,
-            &mut self.scans,
-            &mut self.speeds,
-            &mut self.curvatures,
-            &mut self.gears,
-        ] {
-            h.drain_to(&mut self.drops);
+        let (histories, drops) = self.histories();
+        for h in histories {
+            h.drain_to(drops);
         }
         self.drops.counts
     }
@@ -458,16 +452,25 @@ impl Aligner {
     fn take(&mut self, r: &Reading, v: &[Value], t: f64, fault: bool) -> Result<(), String> {
         self.take_value(r, v, t)?;
         if fault {
-            match r.role {
-                Role::Odom => self.poses.flag_last(t, STAMP_FAULT),
-                Role::Twist => self.twists.flag_last(t, STAMP_FAULT),
-                Role::Scan => self.scans.flag_last(t, STAMP_FAULT),
-                Role::UlcCmd => self.speeds.flag_last(t, STAMP_FAULT),
-                Role::SteeringCmd => self.curvatures.flag_last(t, STAMP_FAULT),
-                Role::GearReport => self.gears.flag_last(t, STAMP_FAULT),
-            }
+            let (histories, _) = self.histories();
+            histories[r.role as usize].flag_last_at(t, STAMP_FAULT);
         }
         Ok(())
+    }
+
+    /// The histories, in the order of [`Role`], and the drop counts beside them.
+    fn histories(&mut self) -> ([&mut dyn Prune; 6], &mut Drops) {
+        (
+            [
+                &mut self.poses,
+                &mut self.twists,
+                &mut self.scans,
+                &mut self.speeds,
+                &mut self.curvatures,
+                &mut self.gears,
+            ],
+            &mut self.drops,
+        )
     }
 
     fn take_value(&mut self, r: &Reading, v: &[Value], t: f64) -> Result<(), String> {
@@ -620,24 +623,20 @@ impl Aligner {
             }
             self.drops.t0 = t0;
             self.drops.last_pose = last_pose;
-            for h in [
-                &mut self.poses as &mut dyn Prune,
-                &mut self.twists,
-                &mut self.scans,
-                &mut self.speeds,
-                &mut self.curvatures,
-                &mut self.gears,
-            ] {
-                h.prune_to(t, &mut self.drops);
+            let (histories, drops) = self.histories();
+            for h in histories {
+                h.prune_to(t, drops);
             }
         }
         Ok(())
     }
 }
 
+/// What the aligner does to every history alike, whatever it holds.
 trait Prune {
     fn prune_to(&mut self, t: f64, drops: &mut Drops);
     fn drain_to(&mut self, drops: &mut Drops);
+    fn flag_last_at(&mut self, t: f64, flag: u8);
 }
 
 impl<T> Prune for History<T> {
@@ -648,9 +647,13 @@ impl<T> Prune for History<T> {
     fn drain_to(&mut self, drops: &mut Drops) {
         self.drain(drops)
     }
+
+    fn flag_last_at(&mut self, t: f64, flag: u8) {
+        self.flag_last(t, flag)
+    }
 }
 
-/// A topic's part in the replay.
+/// A topic's part in the replay (in the order of [`Aligner::histories`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
     Odom,
@@ -714,6 +717,9 @@ pub(crate) struct Reading {
     stamp_at: Option<usize>,
     /// Where [`decode_kept`] puts the stamp's seconds and nanoseconds, and each slot.
     stamp_idx: Option<[usize; 2]>,
+    /// Whether its messages take the log time (`--time log`, or the first pass found its
+    /// stamps unsound), decided once for the topic.
+    log_time: bool,
     slot_idx: Vec<Option<usize>>,
 }
 
@@ -745,6 +751,7 @@ impl Reading {
             role,
             stamp_at,
             stamp_idx,
+            log_time: false,
             slot_idx,
         }
     }
@@ -877,7 +884,9 @@ pub(crate) fn topic_defs(
         }
         None => fallback.clone(),
     };
-    Some(Reading::new(ty, defs, role))
+    let mut r = Reading::new(ty, defs, role);
+    r.log_time = topics.log_time || topics.fallback.iter().any(|f| f == topic);
+    Some(r)
 }
 
 /// The messages of a bag on their way to control steps: each decoded, aligned, and the
@@ -912,7 +921,24 @@ fn unzstd(
     use crate::formats::bounds::MAX_UNPACKED_BYTES;
     let bad = |e: &dyn std::fmt::Display| format!("a bad zstd-compressed message: {e}");
     let size = zstd::zstd_safe::get_frame_content_size(data).map_err(|e| bad(&format!("{e:?}")))?;
-    let size = size.unwrap_or(MAX_UNPACKED_BYTES as u64);
+    let Some(size) = size else {
+        // A frame that states no size: streamed, at most the bound and one byte more,
+        // rather than a buffer of the whole bound made ready for it.
+        use std::io::Read;
+        out.clear();
+        let d = zstd::stream::read::Decoder::new(data).map_err(|e| bad(&e))?;
+        d.take(MAX_UNPACKED_BYTES as u64 + 1)
+            .read_to_end(out)
+            .map_err(|e| bad(&e))?;
+        if out.len() > MAX_UNPACKED_BYTES {
+            return Err(format!(
+                "a zstd-compressed message of {} bytes unpacks to more than the \
+                 {MAX_UNPACKED_BYTES} read",
+                data.len()
+            ));
+        }
+        return Ok(());
+    };
     if size > MAX_UNPACKED_BYTES as u64 {
         return Err(format!(
             "a zstd-compressed message of {} bytes says it unpacks to {size}, more than the \
@@ -985,9 +1011,7 @@ impl<'a, F: FnMut(&Record) -> Result<(), LogError>> Feed<'a, F> {
         decoded.map_err(|e| self.err(format!("{}: {e}", place())))?;
         let header = r.stamp(&self.vals);
         let back = header.is_some_and(|h| self.count_stamp(topic, h));
-        let header_time = !self.topics.log_time
-            && (self.topics.fallback.is_empty()
-                || !self.topics.fallback.iter().any(|f| f == topic));
+        let header_time = !r.log_time;
         let t = match header {
             Some(h) if header_time => h,
             _ => log_time_ns as f64 * 1e-9,
@@ -2071,6 +2095,15 @@ mod tests {
         let e = unzstd(&mut dec, &mut out, &frame).unwrap_err();
         assert!(e.contains("4294967296"), "{e}");
         assert!(out.capacity() < 1 << 20);
+        // A frame that states no size (a streaming writer's) is streamed: its bytes come
+        // back, and no buffer of the whole bound is made for it.
+        let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        std::io::Write::write_all(&mut enc, &[7u8; 1000]).unwrap();
+        let frame = enc.finish().unwrap();
+        assert_eq!(zstd::zstd_safe::get_frame_content_size(&frame).unwrap(), None);
+        let mut out = Vec::new();
+        unzstd(&mut dec, &mut out, &frame).unwrap();
+        assert!(out == [7u8; 1000] && out.capacity() < 1 << 20);
     }
 
     /// Each role's fields are found by the first of their paths the type has: the pose

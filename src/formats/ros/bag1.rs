@@ -2,7 +2,7 @@
 //! magic line, then records, each a header of `name=value` fields and a data block.
 //! Chunks (uncompressed, bz2, or lz4 frames) hold the connection and message records;
 //! each connection's header carries its type's full definition, so any message a bag
-//! describes is decoded (by [`super::cdr::decode_ros1`]) into the same alignment as a
+//! describes is decoded (by [`super::cdr::decode_kept`]) into the same alignment as a
 //! ROS 2 bag's ([`super::bag`]). The file is read in order, without its index: a bag
 //! never closed (index position 0) or cut inside a record reads up to where it stops.
 

@@ -6,7 +6,7 @@
 //! Decoded by walking the definitions of [`super::msg`], so any message type a bag
 //! describes can be read.
 //!
-//! ROS 1's serialization ([`decode_ros1`]) is the same walk without the header or any
+//! ROS 1's serialization (`ros1` in [`decode_kept`]) is the same walk without the header or any
 //! alignment, little-endian, its strings without a NUL.
 
 use super::msg::{Count, Defs, Field, Prim, Type};
@@ -172,7 +172,9 @@ impl Cursor<'_> {
     }
 }
 
-/// Decodes a CDR message of type `ty` (a full name, `pkg/Type`).
+/// Decodes a CDR message of type `ty` (a full name, `pkg/Type`) whole, as a tree: the
+/// tests' reference for [`decode_kept`], which the readers use.
+#[cfg(test)]
 pub fn decode(defs: &Defs, ty: &str, bytes: &[u8]) -> Result<Value, String> {
     if bytes.len() < 4 {
         return Err("shorter than the CDR header".into());
@@ -191,8 +193,9 @@ pub fn decode(defs: &Defs, ty: &str, bytes: &[u8]) -> Result<Value, String> {
     message(defs, defs.index(ty)?, &mut c, 0).map_err(|m| format!("{ty}: {m}"))
 }
 
-/// Decodes a ROS 1 message of type `ty` (its fields packed little-endian from the first
+/// Decodes a ROS 1 message of type `ty` whole (the tests' reference for [`decode_kept`]) (its fields packed little-endian from the first
 /// byte; definitions from [`Defs::builtin_ros1`] and the bag's connection header).
+#[cfg(test)]
 pub fn decode_ros1(defs: &Defs, ty: &str, bytes: &[u8]) -> Result<Value, String> {
     let mut c = Cursor {
         b: bytes,
@@ -395,6 +398,8 @@ fn one(defs: &Defs, f: &Field, c: &mut Cursor, depth: usize) -> Result<Value, St
     }
 }
 
+/// Lookups in a tree from [`decode`], for the tests.
+#[cfg(test)]
 impl Value {
     /// The value at a dotted path of field names (`pose.pose.position.x`) in a message
     /// of type `ty`.

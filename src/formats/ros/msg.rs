@@ -181,8 +181,7 @@ impl Defs {
         d
     }
 
-    /// Whether these are ROS 1 definitions (their messages are read by
-    /// [`super::cdr::decode_ros1`]).
+    /// Whether these are ROS 1 definitions (their messages are in ROS 1's encoding).
     pub fn is_ros1(&self) -> bool {
         self.ros1
     }
