@@ -2100,7 +2100,10 @@ mod tests {
         let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
         std::io::Write::write_all(&mut enc, &[7u8; 1000]).unwrap();
         let frame = enc.finish().unwrap();
-        assert_eq!(zstd::zstd_safe::get_frame_content_size(&frame).unwrap(), None);
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&frame).unwrap(),
+            None
+        );
         let mut out = Vec::new();
         unzstd(&mut dec, &mut out, &frame).unwrap();
         assert!(out == [7u8; 1000] && out.capacity() < 1 << 20);
