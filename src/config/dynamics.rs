@@ -76,6 +76,10 @@ pub struct DynamicsConfig {
     pub roll_centre_height_m: f64,
     /// Aerodynamic drag `½ ρ c_d A`, kg/m.
     pub drag_kg_per_m: f64,
+    /// Whether the brakes have an anti-lock system. Without it (the Ranger's case, the
+    /// default) a brake beyond the grip locks the wheels: they slide and stop steering.
+    #[serde(default)]
+    pub abs: bool,
     /// The axle the park lock holds.
     pub park_axle: Axles,
     /// The driven axles of each drive mode.

@@ -14,4 +14,5 @@ pub mod route_check;
 pub mod sim;
 pub mod suite;
 pub mod validate;
+mod validate_locked;
 pub mod validate_physics;

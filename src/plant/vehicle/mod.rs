@@ -74,6 +74,10 @@ pub struct VehicleDynamics {
     /// Body roll per lateral acceleration, rad per m/s², and the roll centre's height, m.
     pub roll_gradient_rad_per_mps2: f64,
     pub roll_centre_height_m: f64,
+    /// Whether the brakes have an anti-lock system (without, a brake beyond the grip
+    /// locks the wheels, [`tires`]).
+    #[serde(default)]
+    pub abs: bool,
     /// The axle the park lock holds, and the driven axles of each drive mode.
     pub park_axle: Axles,
     pub drive_axles: DriveAxles,
@@ -106,6 +110,7 @@ impl VehicleDynamics {
             drag_kg_per_m: d.drag_kg_per_m,
             roll_gradient_rad_per_mps2: d.roll_gradient_deg_per_g.to_radians() / G,
             roll_centre_height_m: d.roll_centre_height_m,
+            abs: d.abs,
             park_axle: d.park_axle,
             drive_axles: d.drive_axles,
         }
@@ -227,6 +232,9 @@ pub struct StepInfo {
     pub rolled_over: bool,
     /// An axle's tires slide: the force they were asked for is beyond the friction.
     pub sliding: bool,
+    /// The wheels are locked by a brake beyond the grip (no anti-lock system): they
+    /// slide and do not steer.
+    pub locked: bool,
 }
 
 /// The vehicle model.
@@ -296,6 +304,7 @@ impl Vehicle {
         s.yaw_rad += s.yaw_rate_rps * DT_S;
         let mut info = roll::step(p, s, G * slope.cross_sin, slope.normal);
         info.sliding = forces.sliding;
+        info.locked = forces.locked;
         info
     }
 }

@@ -73,6 +73,7 @@ pub(super) fn step(
         wheel_lift: inner <= 0.0 || s.tip_rad > 0.0,
         rolled_over: s.rolled_over,
         sliding: false,
+        locked: false,
     }
 }
 
@@ -88,5 +89,6 @@ pub(super) fn lying(s: &mut VehicleState) -> StepInfo {
         wheel_lift: true,
         rolled_over: true,
         sliding: false,
+        locked: false,
     }
 }

@@ -21,6 +21,8 @@ pub(super) struct Forces {
     /// Whether a demand was beyond an axle's budget (in the dynamic regime) or the
     /// kinematic motion needed more than the budget left.
     pub sliding: bool,
+    /// Whether the wheels are locked (no anti-lock system, a brake beyond the grip).
+    pub locked: bool,
     /// The weight of the dynamic single track (see [`dynamic_weight`]).
     pub w: f64,
     /// The sine and cosine of the road wheel angle.
@@ -183,6 +185,62 @@ fn resist_share(
     cap.map(|c| c * share)
 }
 
+/// Below this speed of the CG, m/s, locked wheels are taken as rolling again: the
+/// Coulomb hold of [`coulomb`] brings the vehicle to rest (a slide from here lasts under
+/// 1 cm on wet grass).
+const LOCK_MIN_MPS: f64 = 0.2;
+
+/// Whether the wheels lock: no anti-lock system, in motion, and a brake force beyond what
+/// the ground can take at both axles (the brake is shared by the loads, so both axles
+/// reach their limit together). A locked wheel turns no more and steers no more.
+fn wheels_lock(p: &VehicleDynamics, s: &VehicleState, cap: [f64; 2]) -> bool {
+    !p.abs
+        && s.vx_mps.hypot(s.vy_mps) > LOCK_MIN_MPS
+        && s.brake_n - s.drive_n.abs() > cap[0] + cap[1]
+}
+
+/// The forces of a step on locked wheels: each axle slides like a Coulomb block, its force
+/// `μ F_z` against its contact point's velocity whatever the wheel's heading (the road
+/// wheel angle no longer matters). Drag, the grade and the coupling `m v_y r` act as in
+/// the dynamic model. Below the speed change one
+/// step of the whole friction gives the contact point (`μ F_z Δt (1/m + l²/I)`, `l` its
+/// distance from the CG), the force falls in proportion to the speed: a viscous band in
+/// which the step cannot overshoot, so the force's direction does not chatter about rest.
+fn locked(
+    p: &VehicleDynamics,
+    s: &VehicleState,
+    slope: &Slope,
+    delta: f64,
+    cap: [f64; 2],
+) -> Forces {
+    let (a, b) = (p.cg_to_front_m, p.cg_to_rear_m());
+    let (vx, vy, r) = (s.vx_mps, s.vy_mps, s.yaw_rate_rps);
+    let m = p.mass_kg;
+    let contact = [(vy + a * r, a), (vy - b * r, b)];
+    let f = [0, 1].map(|i| {
+        let (uy, l) = contact[i];
+        let band = cap[i] * DT_S * (1.0 / m + l * l / p.yaw_inertia_kgm2);
+        let n = vx.hypot(uy).max(band).max(1e-9);
+        (-cap[i] * vx / n, -cap[i] * uy / n)
+    });
+    let ext = -p.drag_kg_per_m * vx * vx.abs() - m * G * slope.along_sin + m * vy * r;
+    // A spinning body's v_x may change sign; near rest the band keeps the slide from
+    // reversing.
+    let vx1 = vx + (f[0].0 + f[1].0 + ext) / m * DT_S;
+    // The front force in the wheel's frame, as `lateral` turns it back into the body's.
+    let (sd, cd) = (sin(delta), cos(delta));
+    Forces {
+        vx_mps: vx1,
+        fx_n: [f[0].0 * cd + f[0].1 * sd, f[1].0],
+        fy_n: [f[0].1 * cd - f[0].0 * sd, f[1].1],
+        cap_n: cap,
+        sliding: true,
+        locked: true,
+        w: 1.0,
+        sin_cos_delta: (sd, cd),
+    }
+}
+
 /// The tire forces of a step within each axle's friction circle, and the new
 /// longitudinal speed.
 #[inline]
@@ -197,6 +255,9 @@ pub(super) fn forces(
     let delta = act.road_wheel_rad;
     let fz = axle_loads(p, s, slope);
     let cap = fz.map(|f| mu * f);
+    if wheels_lock(p, s, cap) {
+        return locked(p, s, slope, delta, cap);
+    }
     let w = dynamic_weight(s.vx_mps);
     let (drive, resist) = demands(p, s, act, crr, fz, cap);
     // The dynamic model's demand only where it has weight.
@@ -247,15 +308,22 @@ pub(super) fn forces(
         fy_n: fy,
         cap_n: cap,
         sliding,
+        locked: false,
         w,
         sin_cos_delta: (sin_delta, cos_delta),
     }
 }
 
 impl Forces {
-    /// The tires' whole longitudinal force along the body, N.
+    /// The tires' whole longitudinal force, N: along the body on locked wheels (the
+    /// front's along-wheel force turned back), along each wheel otherwise.
     pub fn fx_total_n(&self) -> f64 {
-        self.fx_n[0] + self.fx_n[1]
+        if self.locked {
+            let (sd, cd) = self.sin_cos_delta;
+            self.fx_n[0] * cd - self.fy_n[0] * sd + self.fx_n[1]
+        } else {
+            self.fx_n[0] + self.fx_n[1]
+        }
     }
 
     /// The new lateral speed of the CG and yaw rate: the dynamic single track and the
