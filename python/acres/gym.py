@@ -5,27 +5,31 @@ chain in the loop (docs/python.md "Gymnasium").
 ``gymnasium.make_vec(...)`` make it. The shield is always in the loop: an action is a
 request the chain limits, never a command sent past it.
 
-Observation (float32): x, y, yaw (m, rad), speed, yaw rate (m/s, rad/s), station, lateral
-offset and heading error on the route (m, m, rad), then the scan's ranges (m; the reach
-where a beam has no return).
+Observation (float32), relative to the vehicle and the route and within finite bounds:
+speed (m/s), yaw rate (rad/s), lateral offset and heading error on the route (m, rad),
+the route's curvature 5 m ahead (1/m) and the route left (m), then the scan's ranges (m;
+the reach where a beam has no return); ``absolute_pose=True`` adds x, y, yaw and station.
 
-Actions (``action=``):
-- ``"command"`` (default): Box(2) curvature (1/m) and speed (m/s) within the shield's
-  actuator limits, in place of the default driver's request;
+Actions (``action=``), normalised to [-1, 1] unless ``action_units="physical"``, each held
+for ``frame_skip`` control steps (default 5: decisions at 10 Hz):
+- ``"command"`` (default): Box(2) curvature and speed within the shield's actuator
+  limits, in place of the default driver's request;
 - ``"chunk"``: Box(2, K) a proposal chunk, lateral offsets (m, left of the route) and
   speeds (m/s) at K stations ``chunk_step_m`` apart from the vehicle's; the trajectory
   checker judges it and the default driver drives where it refuses.
+``step(None)`` leaves the decision to the default driver.
 
-Reward: the weighted sum of the step's terms (``reward_weights``, defaults in
-``DEFAULT_WEIGHTS``): ``progress`` (m along the route), ``intervention`` (1 where the
-shield limited the request), ``refused`` (1 for a refused chunk), ``collision`` (1 at a
-contact, which ends the episode) and ``comfort`` (m/s^2: the change of the commanded speed
-over the step plus the commanded lateral acceleration). ``info`` holds each term.
+Reward: the weighted sum of the decision's terms (``reward_weights``, defaults in
+``DEFAULT_WEIGHTS``, docs/python.md gives the reasons): ``progress`` (m along the route,
+signed), ``intervention`` and ``refused`` (control steps), ``collision`` (1 at a contact
+or a rollover), ``comfort`` (m/s^2), ``standing`` (control steps at rest where the way is
+clear) and ``arrival`` (1 at rest at the route's end). ``info`` holds each term and, at
+the end, ``end``.
 
-An episode ends (terminated) at a collision or at rest at the route's end or standing; it
-is truncated at the scenario's duration. Episodes come from scenarios (shipped names,
-files, dicts) or a suite with moving actors (``suite="crossing-person"``), one chosen at
-each reset by the environment's random generator (or ``options={"scenario": i}``).
+An episode is terminated at a collision, a rollover or on arrival, and truncated at the
+scenario's duration. Episodes come from scenarios (shipped names, files, dicts) or a suite
+with moving actors (``suite="crossing-person"``), one chosen at each reset by the
+environment's random generator (or ``options={"scenario": i}``).
 """
 
 from __future__ import annotations
@@ -41,13 +45,16 @@ from . import _acres, suite_cases
 
 DEFAULT_WEIGHTS: Dict[str, float] = {
     "progress": 1.0,
-    "intervention": -0.1,
-    "refused": -0.5,
+    "intervention": -0.002,
+    "refused": -0.02,
     "collision": -100.0,
-    "comfort": -0.01,
+    "comfort": -0.0002,
+    "standing": -0.02,
+    "arrival": 20.0,
 }
-TERMS = ("progress", "intervention", "refused", "collision", "comfort")
+TERMS = tuple(_acres.TERMS)
 ENV_ID = "acres/Polaris-v0"
+ACTION_UNITS = ("normalized", "physical")
 
 
 def _scenarios(
@@ -77,38 +84,76 @@ class PolarisEnv(gymnasium.Env):
         chunk_samples: int = 20,
         chunk_step_m: float = 0.5,
         render_mode: Optional[str] = None,
+        action_units: str = "normalized",
+        frame_skip: int = 5,
+        absolute_pose: bool = False,
     ) -> None:
         if action not in ("command", "chunk"):
             raise _acres.AcresError(f"action `{action}`: command or chunk")
+        if action_units not in ACTION_UNITS:
+            raise _acres.AcresError(f"action_units `{action_units}`: normalized or physical")
+        if int(frame_skip) < 1:
+            raise _acres.AcresError(f"frame_skip {frame_skip}: at least 1 control step a decision")
+        if render_mode is not None:
+            raise _acres.AcresError(f"render_mode `{render_mode}`: none is available yet")
         weights = dict(DEFAULT_WEIGHTS)
         for k, w in (reward_weights or {}).items():
             if k not in weights:
                 raise _acres.AcresError(f"reward_weights: `{k}` is not a term ({', '.join(TERMS)})")
             weights[k] = float(w)
         self._w = np.array([weights[t] for t in TERMS])
-        self._engine = _acres.Engine(_scenarios(scenario, suite, config_dir), config_dir, moving)
+        self._engine = _acres.Engine(
+            _scenarios(scenario, suite, config_dir), config_dir, moving, bool(absolute_pose)
+        )
         self._action = action
+        self._normalized = action_units == "normalized"
+        self._skip = int(frame_skip)
         self._k = int(chunk_samples)
         self._step_m = float(chunk_step_m)
         self.render_mode = render_mode
-        n = self._engine.obs_len
-        lead = len(_acres.OBS_STATE)
-        low = np.full(n, -np.inf, dtype=np.float32)
-        high = np.full(n, np.inf, dtype=np.float32)
-        low[lead:] = 0.0
-        high[lead:] = self._engine.reach_m
-        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        lo, hi = self._engine.obs_bounds
+        self.observation_space = spaces.Box(
+            np.array(lo, dtype=np.float32), np.array(hi, dtype=np.float32), dtype=np.float32
+        )
         kmax, vmin, vmax = self._engine.command_limits
         if action == "command":
-            self.action_space = spaces.Box(
-                np.array([-kmax, vmin], dtype=np.float32),
-                np.array([kmax, vmax], dtype=np.float32),
-                dtype=np.float32,
-            )
+            # Physical: curvature (1/m) and speed (m/s).
+            self._lo = np.array([-kmax, vmin])
+            self._hi = np.array([kmax, vmax])
         else:
-            lo = np.stack([np.full(self._k, -5.0), np.zeros(self._k)]).astype(np.float32)
-            hi = np.stack([np.full(self._k, 5.0), np.full(self._k, vmax)]).astype(np.float32)
-            self.action_space = spaces.Box(lo, hi, dtype=np.float32)
+            # Physical: offsets (m, left of the route) and speeds (m/s) at K stations.
+            self._lo = np.stack([np.full(self._k, -5.0), np.zeros(self._k)])
+            self._hi = np.stack([np.full(self._k, 5.0), np.full(self._k, vmax)])
+        if self._normalized:
+            self.action_space = spaces.Box(-1.0, 1.0, self._lo.shape, dtype=np.float32)
+        else:
+            self.action_space = spaces.Box(
+                self._lo.astype(np.float32), self._hi.astype(np.float32), dtype=np.float32
+            )
+
+    @property
+    def obs_names(self) -> List[str]:
+        """The names of the observation's leading values (the scan's ranges follow)."""
+        return list(self._engine.obs_names)
+
+    def default_action(self) -> None:
+        """The action that leaves the decision to the default driver: ``env.step(None)``."""
+        return None
+
+    def physical(self, action: Any) -> np.ndarray:
+        """An action in the environment's units as physical units (float64), or AcresError
+        naming the expected shape or the first value that is not finite."""
+        a = np.asarray(action, dtype=np.float64)
+        shape = self.action_space.shape
+        if a.shape != shape:
+            raise _acres.AcresError(f"action: shape {a.shape}, expected {shape}")
+        bad = np.flatnonzero(~np.isfinite(a))
+        if bad.size:
+            i = tuple(int(k) for k in np.unravel_index(bad[0], shape))
+            raise _acres.AcresError(f"action{list(i)} is {a[i]}, not a finite number")
+        if self._normalized:
+            a = self._lo + (np.clip(a, -1.0, 1.0) + 1.0) * 0.5 * (self._hi - self._lo)
+        return np.clip(a, self._lo, self._hi)
 
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
@@ -118,27 +163,28 @@ class PolarisEnv(gymnasium.Env):
         index = (options or {}).get("scenario")
         if index is None:
             index = int(self.np_random.integers(n)) if n > 1 else 0
+        elif not isinstance(index, (int, np.integer)) or not 0 <= index < n:
+            raise ValueError(f"options['scenario'] {index!r}: an index from 0 to {n - 1}")
         obs = self._engine.reset(int(index))
         return obs, {"scenario": int(index)}
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
-        a = np.asarray(action, dtype=np.float64)
-        if self._action == "command":
-            out = self._engine.step_command(float(a[0]), float(a[1]))
+        if action is None:
+            out = self._engine.step_driver(self._skip)
+        elif self._action == "command":
+            a = self.physical(action)
+            out = self._engine.step_command(float(a[0]), float(a[1]), self._skip)
         else:
+            a = self.physical(action)
             out = self._engine.step_chunk(
-                np.ascontiguousarray(a[0]), np.ascontiguousarray(a[1]), self._step_m
+                np.ascontiguousarray(a[0]), np.ascontiguousarray(a[1]), self._step_m, self._skip
             )
-        obs, terms, terminated, truncated, source = out
-        reward = float(
-            self._w[0] * terms[0]
-            + self._w[1] * terms[1]
-            + self._w[2] * terms[2]
-            + self._w[3] * terms[3]
-            + self._w[4] * terms[4]
-        )
-        info = dict(zip(TERMS, terms))
+        obs, terms, terminated, truncated, source, end = out
+        reward = float(np.dot(self._w, terms))
+        info: Dict[str, Any] = dict(zip(TERMS, terms))
         info["source"] = source
+        if end is not None:
+            info["end"] = end
         return obs, reward, terminated, truncated, info
 
 

@@ -12,8 +12,12 @@ from acres.gym import PolarisEnv
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"action": "chunk"}, {"suite": "crossing-person"}])
-def test_check_env_passes(kwargs):
-    check_env(PolarisEnv(**kwargs), skip_render_check=True)
+def test_check_env_passes_without_warnings(kwargs):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(PolarisEnv(**kwargs), skip_render_check=True)
 
 
 @pytest.mark.parametrize("action", ["command", "chunk"])
@@ -42,26 +46,121 @@ def test_the_vector_form_steps_each_copy():
     envs.close()
 
 
-def test_the_driver_alone_reaches_the_object_and_the_terms_add_up():
-    env = PolarisEnv(reward_weights={"progress": 2.0, "comfort": 0.0})
+def test_the_shield_stops_before_the_object_and_the_terms_add_up():
+    env = PolarisEnv(reward_weights={"progress": 2.0, "comfort": 0.0}, action_units="physical")
     obs, info = env.reset(seed=0)
     progress = total = 0.0
-    steps = 0
+    w = dict(acres.gym.DEFAULT_WEIGHTS, progress=2.0, comfort=0.0)
     while True:
         # Straight on at 3 m/s: the shield stops the vehicle before the object.
         obs, r, term, trunc, info = env.step(np.array([0.0, 3.0], dtype=np.float32))
         progress += info["progress"]
         total += r
-        steps += 1
-        expect = 2.0 * info["progress"] - 0.1 * info["intervention"] - 0.5 * info["refused"] - 100 * info["collision"]
-        assert r == pytest.approx(expect)
+        assert r == pytest.approx(sum(w[t] * info[t] for t in acres.gym.TERMS))
         if term or trunc:
             break
-    assert term and not trunc and info["collision"] == 0.0
+    # It stands before the object to the scenario's end: a time limit, not a final state.
+    assert trunc and not term and info["end"] == "duration" and info["collision"] == 0.0
     assert 15.0 < progress < 30.0, progress
-    assert obs[3] == pytest.approx(0.0, abs=0.05)  # standing
+    assert obs[0] == pytest.approx(0.0, abs=0.05)  # standing
+    # Held by the obstacle rule, standing costs nothing.
+    assert info["standing"] == 0.0
     # The object is within the scan's reach.
     assert (obs[len(acres.OBS_STATE):] < env._engine.reach_m).any()
+
+
+def _episode(env, policy, index):
+    env.reset(seed=0, options={"scenario": index})
+    total, steps = 0.0, 0
+    while True:
+        obs, r, term, trunc, info = env.step(policy())
+        total += r
+        steps += 1
+        if term or trunc:
+            return total, term, trunc, info, steps
+
+
+def test_episodes_end_as_gymnasium_means():
+    names = acres.scenario_names()
+    env = PolarisEnv(scenario=names, action_units="physical")
+    # A collision terminates (the shield off).
+    _, term, trunc, info, _ = _episode(env, lambda: None, names.index("opening_no_shield_collides"))
+    assert term and not trunc and info["end"] == "collision" and info["collision"] == 1.0
+    # Arriving at rest at the route's end terminates, with the bonus.
+    _, term, trunc, info, _ = _episode(env, lambda: None, names.index("crossing_person"))
+    assert term and not trunc and info["end"] == "arrived" and info["arrival"] == 1.0
+    # Standing still does not end an episode early: the time limit truncates it.
+    stand = np.array([0.0, 0.0])
+    _, term, trunc, info, steps = _episode(env, lambda: stand, names.index("crossing_person"))
+    assert trunc and not term and info["end"] == "duration"
+    assert steps == 400  # 40 s at 10 decisions a second
+    # gym.make's own limit truncates too.
+    env = gym.make("acres/Polaris-v0", max_episode_steps=7)
+    env.reset(seed=0)
+    for k in range(7):
+        _, _, term, trunc, _ = env.step(env.unwrapped.default_action())
+    assert trunc and not term
+
+
+def test_the_reward_ranks_the_driver_above_standing_reversing_and_random():
+    # On every shipped scenario with its shield (the one without is left out) and on a
+    # suite with the tracker rule, the default driver's return is above standing still,
+    # backing away and random actions.
+    names = [n for n in acres.scenario_names() if not n.startswith("opening_no_shield")]
+    rng = np.random.default_rng(5)
+    for env, indices in [
+        (PolarisEnv(scenario=names), range(len(names))),
+        (PolarisEnv(suite="crossing-person", moving="tracker"), range(0, 30, 5)),
+    ]:
+        kmax, vmin, vmax = env._engine.command_limits
+        stand = -1.0 + 2.0 * (0.0 - vmin) / (vmax - vmin)
+        policies = {
+            "stand": lambda: np.array([0.0, stand], dtype=np.float32),
+            "reverse": lambda: np.array([0.0, -1.0], dtype=np.float32),
+            "random": lambda: rng.uniform(-1, 1, 2).astype(np.float32),
+        }
+        for i in indices:
+            driver = _episode(env, lambda: None, i)[0]
+            for name, policy in policies.items():
+                other = _episode(env, policy, i)[0]
+                assert driver > other + 10.0, (i, name, driver, other)
+
+
+def test_actions_are_normalized_and_checked_at_the_door():
+    env = PolarisEnv()
+    assert env.action_space.low.tolist() == [-1.0, -1.0]
+    assert env.action_space.high.tolist() == [1.0, 1.0]
+    kmax, vmin, vmax = env._engine.command_limits
+    assert env.physical([1.0, -1.0]).tolist() == [kmax, vmin]
+    assert env.physical([0.0, 1.0]).tolist() == [0.0, vmax]
+    env.reset(seed=0)
+    with pytest.raises(acres.AcresError, match=r"shape \(3,\), expected \(2,\)"):
+        env.step(np.zeros(3))
+    with pytest.raises(acres.AcresError, match=r"action\[1\] is nan"):
+        env.step(np.array([0.0, np.nan]))
+    chunk = PolarisEnv(action="chunk")
+    chunk.reset(seed=0)
+    with pytest.raises(acres.AcresError, match=r"expected \(2, 20\)"):
+        chunk.step(np.zeros((2, 10)))
+    physical = PolarisEnv(action_units="physical")
+    assert physical.action_space.high.tolist() == pytest.approx([kmax, vmax])
+    with pytest.raises(ValueError, match="an index from 0 to 0"):
+        env.reset(options={"scenario": -1})
+    with pytest.raises(ValueError, match="an index from 0 to 0"):
+        env.reset(options={"scenario": 3})
+
+
+def test_the_observation_is_relative_and_bounded():
+    env = PolarisEnv()
+    assert env.obs_names == list(acres.OBS_STATE)
+    assert np.isfinite(env.observation_space.low).all()
+    assert np.isfinite(env.observation_space.high).all()
+    obs, _ = env.reset(seed=0)
+    # The opening starts 2.2 m left of the path at 3 m/s, 60 m of route ahead.
+    assert obs[0] == pytest.approx(3.0) and obs[2] == pytest.approx(2.2, abs=0.01)
+    pose = PolarisEnv(absolute_pose=True)
+    assert pose.obs_names[-4:] == ["x_m", "y_m", "yaw_rad", "station_m"]
+    assert pose.reset(seed=0)[0].shape == (len(acres.OBS_STATE) + 4 + 360,)
 
 
 def test_a_person_crossing_the_lane_is_seen_in_the_scan():
@@ -85,5 +184,5 @@ def test_bad_arguments_raise():
         PolarisEnv(reward_weights={"speed": 1.0})
     env = PolarisEnv()
     env.reset(seed=0)
-    with pytest.raises(acres.AcresError, match="not finite"):
+    with pytest.raises(acres.AcresError, match="not a finite number"):
         env.step(np.array([np.nan, 1.0]))

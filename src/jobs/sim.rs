@@ -331,6 +331,22 @@ pub struct ControlStep {
     pub ended: bool,
 }
 
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndCause {
+    /// The vehicle touched an object or an actor.
+    Collision,
+    /// The vehicle rolled over.
+    Rollover,
+    /// At rest at the route's end.
+    Arrived,
+    /// Standing still for 3 s with nothing about to move (where that ends the run).
+    Standing,
+    /// The scenario's duration ran out.
+    Duration,
+}
+
 /// A scenario run one control step at a time (what [`run`] loops over, and what the
 /// Python package's `Sim` and Gymnasium environment drive): each step, the chain's row on
 /// the plant's state and scan, then physics to the next control step.
@@ -345,8 +361,12 @@ pub struct Session {
     control: u64,
     physics_left: u64,
     ended: bool,
-    /// Whether the run ended at its duration (not by a collision or at rest).
-    timed_out: bool,
+    /// Why the run ended, once it has.
+    end: Option<EndCause>,
+    /// Whether standing still for 3 s (with nothing about to move) ends the run: yes for
+    /// `acres sim`; the Gymnasium environment turns it off, so that standing is a choice
+    /// with a cost rather than an early, rewarded end.
+    standing_ends: bool,
     /// The scan of the coming control step, where [`Session::observe`] has cast it.
     next_scan: Option<crate::chain::scan::Scan>,
     /// The ranges of a scan handed back by [`Session::recycle`], the memory of the next.
@@ -368,6 +388,8 @@ pub struct Observation<'a> {
     /// part, where the vehicle backs along it), wrapped to (−π, π].
     pub heading_error_rad: f64,
     pub path_length_m: f64,
+    /// The path's curvature 5 m ahead of the projection, 1/m, positive left.
+    pub curvature_ahead_per_m: f64,
     pub scan: &'a crate::chain::scan::Scan,
 }
 
@@ -394,7 +416,8 @@ impl Session {
             control: 0,
             physics_left: steps,
             ended: false,
-            timed_out: false,
+            end: None,
+            standing_ends: true,
             next_scan: None,
             spare_ranges: Vec::new(),
             #[cfg(test)]
@@ -421,7 +444,19 @@ impl Session {
 
     /// Whether the run ended at its duration rather than by a collision or at rest.
     pub fn timed_out(&self) -> bool {
-        self.timed_out
+        self.end == Some(EndCause::Duration)
+    }
+
+    /// Why the run ended (None while it runs).
+    pub fn end_cause(&self) -> Option<EndCause> {
+        self.end
+    }
+
+    /// Whether standing still ends the run (the default) or the run goes on to its
+    /// duration.
+    pub fn with_standing_end(mut self, ends: bool) -> Session {
+        self.standing_ends = ends;
+        self
     }
 
     /// Whether the vehicle has touched anything so far.
@@ -514,9 +549,11 @@ impl Session {
             write_record(w, &rec)?;
         }
         self.control += 1;
-        if end {
+        let end = end.filter(|c| *c != EndCause::Standing || self.standing_ends);
+        if end.is_some() {
             self.tally.t_end = plant.time_s();
             self.ended = true;
+            self.end = end;
         } else {
             self.physics_step();
             self.physics_to_control()?;
@@ -542,6 +579,7 @@ impl Session {
         let path = self.chain.path();
         let (part, hint) = self.chain.place();
         let part = &path.parts()[part.min(path.parts().len() - 1)];
+        let ahead_seg = |station: f64| path.segment_at(part, station + 5.0);
         let here = geo::Coord {
             x: state.pose.x_m,
             y: state.pose.y_m,
@@ -567,6 +605,7 @@ impl Session {
             lateral_m: p.lateral_m,
             heading_error_rad,
             path_length_m: path.length_m(),
+            curvature_ahead_per_m: path.curvature(ahead_seg(p.station_m)),
             scan: self.next_scan.as_ref().expect("cast above"),
         }
     }
@@ -576,12 +615,14 @@ impl Session {
         while !self.plant.is_control_step() {
             if self.physics_left == 0 {
                 self.ended = true;
+                self.end = Some(EndCause::Duration);
                 return Ok(());
             }
             self.physics_step();
         }
         if self.physics_left == 0 {
             self.ended = true;
+            self.end = Some(EndCause::Duration);
         }
         Ok(())
     }
@@ -713,7 +754,7 @@ impl Tally {
         row: &crate::chain::CommandRow,
         v: f64,
         fence: Option<f64>,
-    ) -> bool {
+    ) -> Option<EndCause> {
         for i in &row.interventions {
             // The rule's name is copied only the first time it counts.
             let code = i.rule.code();
@@ -752,10 +793,17 @@ impl Tally {
         };
         // Standing does not end a run while an actor is still to start or moving.
         let waiting = plant.world.actors_active();
-        self.collided
-            || self.rolled_over
-            || self.standing_at_end >= 1
-            || (self.standing >= 150 && !waiting)
+        if self.collided {
+            Some(EndCause::Collision)
+        } else if self.rolled_over {
+            Some(EndCause::Rollover)
+        } else if self.standing_at_end >= 1 {
+            Some(EndCause::Arrived)
+        } else if self.standing >= 150 && !waiting {
+            Some(EndCause::Standing)
+        } else {
+            None
+        }
     }
 
     /// A control step after a slide: its time, the path offset, the fence.
