@@ -90,24 +90,26 @@ impl PyChecker {
         arrays::cols("start", &a, None, Some(5))?;
         arrays::finite2("start", &a)?;
         let route = &self.route;
-        let out: Vec<f64> = a
-            .rows()
-            .into_iter()
-            .map(|r| {
-                let here = geo::Coord { x: r[0], y: r[1] };
-                route
-                    .parts()
-                    .iter()
-                    .map(|part| route.project(here, part, None))
-                    .min_by(|p, q| {
-                        let d = |x: &acres::chain::path::Projection| {
-                            (x.point.x - here.x).hypot(x.point.y - here.y)
-                        };
-                        d(p).total_cmp(&d(q))
-                    })
-                    .map_or(0.0, |p| p.station_m)
-            })
-            .collect();
+        // The projections without the GIL (a search over the route per start).
+        let out: Vec<f64> = py.detach(|| {
+            a.rows()
+                .into_iter()
+                .map(|r| {
+                    let here = geo::Coord { x: r[0], y: r[1] };
+                    route
+                        .parts()
+                        .iter()
+                        .map(|part| route.project(here, part, None))
+                        .min_by(|p, q| {
+                            let d = |x: &acres::chain::path::Projection| {
+                                (x.point.x - here.x).hypot(x.point.y - here.y)
+                            };
+                            d(p).total_cmp(&d(q))
+                        })
+                        .map_or(0.0, |p| p.station_m)
+                })
+                .collect()
+        });
         Ok(out.into_pyarray(py))
     }
 

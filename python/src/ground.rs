@@ -6,7 +6,7 @@ use crate::{arrays, config, err};
 use acres::chain::path::Path;
 use acres::ground::Map;
 use acres::ground::corridor::{self, Corridor};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -49,20 +49,23 @@ impl PyCorridor {
     /// Builds the corridor of a route on a map (a manifest, map_server YAML or GeoTIFF; the
     /// shipped farm by default, `farm` by name), refusing a raster over `max_cells` before allocating it.
     #[staticmethod]
-    #[pyo3(signature = (route = "farm_yard_to_east_lane.json", map = None, config_dir = None, max_cells = 1 << 28))]
+    #[pyo3(signature = (route = PathBuf::from("farm_yard_to_east_lane.json"), map = None, config_dir = None, max_cells = 1 << 28))]
     fn build(
         py: Python<'_>,
-        route: &str,
-        map: Option<String>,
+        route: PathBuf,
+        map: Option<PathBuf>,
         config_dir: Option<PathBuf>,
         max_cells: u64,
     ) -> PyResult<PyCorridor> {
         let cfg = config(config_dir)?;
+        // A str or an os.PathLike (pathlib.Path) for either, as `Checker` takes.
+        let route = route.to_string_lossy();
+        let map = map.map(|m| m.to_string_lossy().into_owned());
         let map = match map {
             Some(p) => py.detach(|| Map::load_named(&p)).map_err(err)?,
             None => Map::builtin_farm(),
         };
-        let path = self::route(route, Some(&map))?;
+        let path = self::route(&route, Some(&map))?;
         let c = py
             .detach(|| {
                 corridor::build_limited(&map, &path, &cfg.control.corridor, max_cells, |_| {})
@@ -83,8 +86,9 @@ impl PyCorridor {
     fn query<'py>(
         &self,
         py: Python<'py>,
-        points: PyReadonlyArray2<'py, f64>,
+        points: numpy::PyArrayLike2<'py, f64, numpy::AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        // Any numbers (float32, ints, nested lists) as f64, as `Checker` takes them.
         let a = points.as_array();
         arrays::cols("points", &a, None, Some(2))?;
         arrays::finite2("points", &a)?;

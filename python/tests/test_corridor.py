@@ -57,3 +57,25 @@ def test_bad_input_raises(tmp_path, built):
     with pytest.raises(acres.AcresError, match="max"):
         acres.Corridor.build(max_cells=1000)
     assert c.query(np.array([[1e19, 600.0]])).tolist() == [0.0]
+
+
+def test_query_and_build_take_what_the_checker_takes(built):
+    # float32, ints and nested lists as float64 points; a route and a map as
+    # pathlib.Path, as the Checker takes its route.
+    from pathlib import Path
+
+    c = acres.Corridor.load(built)
+    ox, oy = c.origin_m
+    pts = np.array([[ox + 10.5, oy + 20.25], [ox + 30.0, oy + 5.0]])
+    want = c.query(pts)
+    assert np.array_equal(c.query(pts.astype(np.float32)), c.query(pts.astype(np.float32).astype(np.float64)))
+    assert np.array_equal(c.query(pts.tolist()), want)
+    assert np.array_equal(c.query(np.asfortranarray(pts)), want)
+    assert c.query([[int(ox) + 10, int(oy) + 20]]).shape == (1,)
+    root = Path(__file__).resolve().parents[2] / "data"
+    by_path = acres.Corridor.build(
+        route=root / "routes" / "farm_yard_to_east_lane.json"
+    )
+    assert np.array_equal(by_path.query(pts), acres.Corridor.build().query(pts))
+    with pytest.raises(ValueError, match="points"):
+        c.query([["a", "b"]])
