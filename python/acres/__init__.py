@@ -112,7 +112,13 @@ class Checker:
         config_dir: Optional[PathLike] = None,
         grip: str = "unknown",
     ) -> None:
-        self._inner = _acres.Checker(os.fspath(route), corridor, _path(config_dir), grip)
+        self._args = (os.fspath(route), corridor, _path(config_dir), grip)
+        self._inner = _acres.Checker(*self._args)
+
+    def __reduce__(self) -> Any:
+        # Built again from its arguments (the corridor pickles as its file's bytes).
+        route, corridor, config_dir, grip = self._args
+        return (Checker, (route, corridor, config_dir, grip))
 
     @property
     def beams(self) -> int:
@@ -181,7 +187,22 @@ class Chain:
         moving: Optional[str] = None,
         grip: str = "unknown",
     ) -> None:
-        self._inner = _acres.Chain(os.fspath(route), _path(config_dir), moving, grip)
+        self._args = (os.fspath(route), _path(config_dir), moving, grip)
+        self._inner = _acres.Chain(*self._args)
+        self._inputs: List[Any] = []
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The chain's state has no serialized form: its arguments and the inputs so far,
+        # stepped again on the way back (the same rows, bit for bit).
+        return {"args": self._args, "inputs": list(self._inputs)}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self._args = tuple(state["args"])
+        self._inner = _acres.Chain(*self._args)
+        self._inputs = []
+        for st, sc, text, gear, grade in state["inputs"]:
+            self._inner.step_json(st, sc, text, gear, grade)
+            self._inputs.append((st, sc, text, gear, grade))
 
     def step(
         self,
@@ -197,7 +218,9 @@ class Chain:
         st = _floats("state", state, 1)
         sc = _floats("scan", scan, 1)
         text = None if chunk is None else json.dumps(chunk)
-        return json.loads(self._inner.step_json(st, sc, text, gear, float(grade)))
+        row = json.loads(self._inner.step_json(st, sc, text, gear, float(grade)))
+        self._inputs.append((st.copy(), sc.copy(), text, gear, float(grade)))
+        return row
 
 
 def _scenario(s: Union[PathLike, Dict[str, Any]]) -> str:
@@ -214,11 +237,29 @@ class Sim:
         config_dir: Optional[PathLike] = None,
         moving: Optional[str] = None,
     ) -> None:
-        self._inner = _acres.Sim(_scenario(scenario), _path(config_dir), moving)
+        self._args = (_scenario(scenario), _path(config_dir), moving)
+        self._inner = _acres.Sim(*self._args)
+        self._steps: List[Any] = []
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The session has no serialized form: the scenario and the steps so far, taken
+        # again on the way back (deterministic: the same state, bit for bit).
+        return {"args": self._args, "steps": list(self._steps)}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self._args = tuple(state["args"])
+        self._inner = _acres.Sim(*self._args)
+        self._steps = []
+        for k, v, text in state["steps"]:
+            self._inner.step_json(k, v, text)
+            self._steps.append((k, v, text))
 
     def reset(self, scenario: Union[PathLike, Dict[str, Any], None] = None) -> None:
         """Back to the start of the scenario, or of another."""
+        if scenario is not None:
+            self._args = (_scenario(scenario),) + self._args[1:]
         self._inner.reset(None if scenario is None else _scenario(scenario))
+        self._steps = []
 
     def step(
         self,
@@ -229,7 +270,9 @@ class Sim:
         """One control step: the driver (no argument), a fixed curvature and speed, or a
         chunk, always through the shield; returns the log record (state, scan, row, dbw)."""
         text = None if chunk is None else json.dumps(chunk)
-        return json.loads(self._inner.step_json(curvature, speed, text))
+        record = json.loads(self._inner.step_json(curvature, speed, text))
+        self._steps.append((curvature, speed, text))
+        return record
 
     @property
     def ended(self) -> bool:
@@ -244,6 +287,7 @@ class Sim:
         """Steps with the driver to the end; returns the summary."""
         while not self.ended:
             self._inner.step_json(None, None, None)
+            self._steps.append((None, None, None))
         return self.summary()
 
 

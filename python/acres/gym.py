@@ -88,6 +88,15 @@ class PolarisEnv(gymnasium.Env):
         frame_skip: int = 5,
         absolute_pose: bool = False,
     ) -> None:
+        # What pickling needs to build the environment again.
+        self._kwargs: Dict[str, Any] = dict(
+            scenario=scenario, suite=suite, action=action, moving=moving, config_dir=config_dir,
+            reward_weights=reward_weights, chunk_samples=chunk_samples, chunk_step_m=chunk_step_m,
+            render_mode=render_mode, action_units=action_units, frame_skip=frame_skip,
+            absolute_pose=absolute_pose,
+        )
+        self._index: Optional[int] = None
+        self._decisions: List[Tuple[Any, ...]] = []
         if action not in ("command", "chunk"):
             raise _acres.AcresError(f"action `{action}`: command or chunk")
         if action_units not in ACTION_UNITS:
@@ -166,19 +175,58 @@ class PolarisEnv(gymnasium.Env):
         elif not isinstance(index, (int, np.integer)) or not 0 <= index < n:
             raise ValueError(f"options['scenario'] {index!r}: an index from 0 to {n - 1}")
         obs = self._engine.reset(int(index))
+        self._index, self._decisions = int(index), []
         return obs, {"scenario": int(index)}
+
+    def _decide(self, d: Tuple[Any, ...]) -> Any:
+        """One decision (``("driver",)``, ``("command", k, v)`` or ``("chunk", o, s)``) on
+        the engine, recorded for pickling."""
+        if d[0] == "driver":
+            out = self._engine.step_driver(self._skip)
+        elif d[0] == "command":
+            out = self._engine.step_command(d[1], d[2], self._skip)
+        else:
+            out = self._engine.step_chunk(d[1], d[2], self._step_m, self._skip)
+        self._decisions.append(d)
+        return out
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The simulation has no serialized form: the arguments, the episode's scenario
+        # and its decisions so far, taken again on the way back (deterministic: the same
+        # state, bit for bit), and the random generator.
+        return {
+            "kwargs": self._kwargs,
+            "index": self._index,
+            "decisions": list(self._decisions),
+            "np_random": self._np_random,
+            "np_random_seed": getattr(self, "_np_random_seed", None),
+        }
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(**state["kwargs"])  # type: ignore[misc]
+        self._np_random = state["np_random"]
+        self._np_random_seed = state["np_random_seed"]
+        if state["index"] is not None:
+            self._engine.reset(state["index"])
+            self._index = state["index"]
+            for d in state["decisions"]:
+                self._decide(d)
+
+    def __copy__(self) -> "PolarisEnv":
+        # A shallow copy would share the simulation: a copy is a whole one.
+        import copy
+
+        return copy.deepcopy(self)
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
         if action is None:
-            out = self._engine.step_driver(self._skip)
+            out = self._decide(("driver",))
         elif self._action == "command":
             a = self.physical(action)
-            out = self._engine.step_command(float(a[0]), float(a[1]), self._skip)
+            out = self._decide(("command", float(a[0]), float(a[1])))
         else:
             a = self.physical(action)
-            out = self._engine.step_chunk(
-                np.ascontiguousarray(a[0]), np.ascontiguousarray(a[1]), self._step_m, self._skip
-            )
+            out = self._decide(("chunk", np.ascontiguousarray(a[0]), np.ascontiguousarray(a[1])))
         obs, terms, terminated, truncated, source, end = out
         reward = float(np.dot(self._w, terms))
         info: Dict[str, Any] = dict(zip(TERMS, terms))

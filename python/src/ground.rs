@@ -76,6 +76,32 @@ impl PyCorridor {
         })
     }
 
+    /// The corridor from the bytes of a corridor file (what `to_bytes` and pickling give).
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<PyCorridor> {
+        let c = py
+            .detach(|| Corridor::from_bytes("<corridor bytes>", &data))
+            .map_err(err)?;
+        Ok(PyCorridor {
+            inner: std::sync::Arc::new(c),
+        })
+    }
+
+    /// The bytes of the corridor file.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let b = py.detach(|| self.inner.to_bytes());
+        pyo3::types::PyBytes::new(py, &b)
+    }
+
+    /// Pickles as the corridor file's bytes (for `copy.deepcopy` and worker processes).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, pyo3::types::PyBytes>,))> {
+        let py = slf.py();
+        let from = slf.get_type().getattr("from_bytes")?;
+        Ok((from, (slf.get().to_bytes(py),)))
+    }
+
     /// Writes the corridor file (atomically).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         py.detach(|| self.inner.save(&path)).map_err(err)

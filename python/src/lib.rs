@@ -12,8 +12,10 @@ mod envelope;
 mod ground;
 mod sim;
 
+// Named in module `acres` (where the package exports it), so that it pickles: an error
+// raised in a worker process reaches the parent with its message.
 pyo3::create_exception!(
-    _acres,
+    acres,
     AcresError,
     pyo3::exceptions::PyValueError,
     "An error of acres: a bad input, file, key or value, with the library's message."
