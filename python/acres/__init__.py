@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Union
 
 import numpy as np
 
@@ -36,6 +36,10 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+#: The envelope's grip levels (the tables of envelope_v1.json).
+Grip = Literal["unknown", "dry"]
+#: The moving-object rule's modes: off, on the tracker's tracks, on the true actor states.
+Moving = Literal["off", "tracker", "oracle"]
 
 
 def _floats(name: str, x: Any, ndim: int, rows: Optional[int] = None) -> np.ndarray:
@@ -69,7 +73,7 @@ def _classes(classes: Union[str, Sequence[str]]) -> List[str]:
 def stop_distance(
     speeds: Any,
     classes: Union[str, Sequence[str]] = "unknown",
-    grip: str = "unknown",
+    grip: Grip = "unknown",
     config_dir: Optional[PathLike] = None,
 ) -> np.ndarray:
     """The stop distance ``d_stop(v) = v T + v^2 / (2 a) + d_m`` (m) of each speed (m/s,
@@ -81,7 +85,7 @@ def stop_distance(
 def stop_cap(
     distances: Any,
     classes: Union[str, Sequence[str]] = "unknown",
-    grip: str = "unknown",
+    grip: Grip = "unknown",
     config_dir: Optional[PathLike] = None,
 ) -> np.ndarray:
     """The stop cap (m/s): the largest speed whose stop distance fits each free distance (m)."""
@@ -90,7 +94,7 @@ def stop_cap(
 
 
 def class_limits(
-    class_name: str, grip: str = "unknown", config_dir: Optional[PathLike] = None
+    class_name: str, grip: Grip = "unknown", config_dir: Optional[PathLike] = None
 ) -> Dict[str, float]:
     """The limits of a ground class: speed, deceleration, obstacle margin, stop time and
     lateral acceleration."""
@@ -110,7 +114,7 @@ class Checker:
         route: PathLike,
         corridor: Optional[Corridor] = None,
         config_dir: Optional[PathLike] = None,
-        grip: str = "unknown",
+        grip: Grip = "unknown",
     ) -> None:
         self._args = (os.fspath(route), corridor, _path(config_dir), grip)
         self._inner = _acres.Checker(*self._args)
@@ -184,8 +188,8 @@ class Chain:
         self,
         route: PathLike,
         config_dir: Optional[PathLike] = None,
-        moving: Optional[str] = None,
-        grip: str = "unknown",
+        moving: Optional[Moving] = None,
+        grip: Grip = "unknown",
     ) -> None:
         self._args = (os.fspath(route), _path(config_dir), moving, grip)
         self._inner = _acres.Chain(*self._args)
@@ -235,7 +239,7 @@ class Sim:
         self,
         scenario: Union[PathLike, Dict[str, Any]] = "opening",
         config_dir: Optional[PathLike] = None,
-        moving: Optional[str] = None,
+        moving: Optional[Moving] = None,
     ) -> None:
         self._args = (_scenario(scenario), _path(config_dir), moving)
         self._inner = _acres.Sim(*self._args)
@@ -293,7 +297,7 @@ class Sim:
 
 def run_scenario(
     scenario: Union[PathLike, Dict[str, Any]],
-    moving: Optional[str] = None,
+    moving: Optional[Moving] = None,
     config_dir: Optional[PathLike] = None,
 ) -> Dict[str, Any]:
     """Runs a scenario to its end with the driver; returns the summary."""

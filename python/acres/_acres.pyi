@@ -1,7 +1,7 @@
 """Type stubs of the native part of acres (built from python/src/ by maturin)."""
 
 from os import PathLike
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Literal, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -16,12 +16,12 @@ class AcresError(ValueError):
     """A bad input, file, key or value, with the library's message."""
 
 def stop_distance(
-    speeds: npt.NDArray[np.float64], classes: List[str], grip: str = "unknown", config_dir: Optional[str] = None
+    speeds: npt.NDArray[np.float64], classes: List[str], grip: Literal["unknown", "dry"] = "unknown", config_dir: Optional[str] = None
 ) -> npt.NDArray[np.float64]: ...
 def stop_cap(
-    distances: npt.NDArray[np.float64], classes: List[str], grip: str = "unknown", config_dir: Optional[str] = None
+    distances: npt.NDArray[np.float64], classes: List[str], grip: Literal["unknown", "dry"] = "unknown", config_dir: Optional[str] = None
 ) -> npt.NDArray[np.float64]: ...
-def class_limits(class_name: str, grip: str = "unknown", config_dir: Optional[str] = None) -> str: ...
+def class_limits(class_name: str, grip: Literal["unknown", "dry"] = "unknown", config_dir: Optional[str] = None) -> str: ...
 
 class Corridor:
     """A corridor raster: each cell a lower bound of the distance to excluded ground."""
@@ -51,7 +51,7 @@ class Corridor:
 
 class Checker:
     def __init__(
-        self, route: str, corridor: Optional[Corridor] = None, config_dir: Optional[str] = None, grip: str = "unknown"
+        self, route: str, corridor: Optional[Corridor] = None, config_dir: Optional[str] = None, grip: Literal["unknown", "dry"] = "unknown"
     ) -> None: ...
     @property
     def beams(self) -> int: ...
@@ -71,7 +71,7 @@ class Checker:
 
 class Chain:
     def __init__(
-        self, route: str, config_dir: Optional[str] = None, moving: Optional[str] = None, grip: str = "unknown"
+        self, route: str, config_dir: Optional[str] = None, moving: Optional[Literal["off", "tracker", "oracle"]] = None, grip: Literal["unknown", "dry"] = "unknown"
     ) -> None: ...
     def step_json(
         self,
@@ -83,7 +83,7 @@ class Chain:
     ) -> str: ...
 
 class Sim:
-    def __init__(self, scenario: str = "opening", config_dir: Optional[str] = None, moving: Optional[str] = None) -> None: ...
+    def __init__(self, scenario: str = "opening", config_dir: Optional[str] = None, moving: Optional[Literal["off", "tracker", "oracle"]] = None) -> None: ...
     def reset(self, scenario: Optional[str] = None) -> None: ...
     def step_json(self, curvature: Optional[float] = None, speed: Optional[float] = None, chunk: Optional[str] = None) -> str: ...
     @property
@@ -97,7 +97,7 @@ class Engine:
         self,
         scenarios: List[str],
         config_dir: Optional[str] = None,
-        moving: Optional[str] = None,
+        moving: Optional[Literal["off", "tracker", "oracle"]] = None,
         absolute_pose: bool = False,
     ) -> None: ...
     @property
@@ -117,6 +117,6 @@ class Engine:
     ) -> _Outcome: ...
     def step_driver(self, repeat: int = 1) -> _Outcome: ...
 
-def run_scenario(scenario: str, moving: Optional[str] = None, config_dir: Optional[str] = None) -> str: ...
+def run_scenario(scenario: str, moving: Optional[Literal["off", "tracker", "oracle"]] = None, config_dir: Optional[str] = None) -> str: ...
 def suite_cases(name: str, config_dir: Optional[str] = None) -> str: ...
 def scenario_names() -> List[str]: ...

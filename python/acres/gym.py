@@ -35,7 +35,7 @@ environment's random generator (or ``options={"scenario": i}``).
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import gymnasium
 import numpy as np
@@ -77,14 +77,14 @@ class PolarisEnv(gymnasium.Env):
         self,
         scenario: Union[str, Dict[str, Any], Sequence[Union[str, Dict[str, Any]]]] = "opening",
         suite: Optional[str] = None,
-        action: str = "command",
-        moving: Optional[str] = None,
+        action: Literal["command", "chunk"] = "command",
+        moving: Optional[Literal["off", "tracker", "oracle"]] = None,
         config_dir: Optional[str] = None,
         reward_weights: Optional[Dict[str, float]] = None,
         chunk_samples: int = 20,
         chunk_step_m: float = 0.5,
-        render_mode: Optional[str] = None,
-        action_units: str = "normalized",
+        render_mode: Optional[Literal["rgb_array", "human"]] = None,
+        action_units: Literal["normalized", "physical"] = "normalized",
         frame_skip: int = 5,
         absolute_pose: bool = False,
     ) -> None:
