@@ -57,13 +57,24 @@ ENV_ID = "acres/Polaris-v0"
 ACTION_UNITS = ("normalized", "physical")
 
 
+#: The ranges of a randomised start (``random_start=True``), each drawn uniformly: the
+#: lateral offset from the scenario's start (m, either side), the turn of its heading
+#: (rad, either way) and the speed (m/s).
+START_RANGES: Dict[str, Tuple[float, float]] = {
+    "lateral_m": (-1.0, 1.0),
+    "heading_rad": (-0.15, 0.15),
+    "speed_mps": (0.0, 3.0),
+}
+
+
 def _scenarios(
     scenario: Union[str, Dict[str, Any], Sequence[Union[str, Dict[str, Any]]]],
-    suite: Optional[str],
+    suite: Union[None, str, Sequence[str]],
     config_dir: Optional[str],
 ) -> List[str]:
     if suite is not None:
-        return [json.dumps(c["scenario"]) for c in suite_cases(suite, config_dir)]
+        names = [suite] if isinstance(suite, str) else list(suite)
+        return [json.dumps(c["scenario"]) for n in names for c in suite_cases(n, config_dir)]
     items = [scenario] if isinstance(scenario, (str, dict)) else list(scenario)
     return [json.dumps(s) if isinstance(s, dict) else str(s) for s in items]
 
@@ -76,7 +87,7 @@ class PolarisEnv(gymnasium.Env):
     def __init__(
         self,
         scenario: Union[str, Dict[str, Any], Sequence[Union[str, Dict[str, Any]]]] = "opening",
-        suite: Optional[str] = None,
+        suite: Union[None, str, Sequence[str]] = None,
         action: Literal["command", "chunk"] = "command",
         moving: Optional[Literal["off", "tracker", "oracle"]] = None,
         config_dir: Optional[str] = None,
@@ -87,14 +98,17 @@ class PolarisEnv(gymnasium.Env):
         action_units: Literal["normalized", "physical"] = "normalized",
         frame_skip: int = 5,
         absolute_pose: bool = False,
+        random_start: bool = True,
     ) -> None:
         # What pickling needs to build the environment again.
         self._kwargs: Dict[str, Any] = dict(
             scenario=scenario, suite=suite, action=action, moving=moving, config_dir=config_dir,
             reward_weights=reward_weights, chunk_samples=chunk_samples, chunk_step_m=chunk_step_m,
             render_mode=render_mode, action_units=action_units, frame_skip=frame_skip,
-            absolute_pose=absolute_pose,
+            absolute_pose=absolute_pose, random_start=random_start,
         )
+        self._random_start = bool(random_start)
+        self._start: Optional[Tuple[float, float, float]] = None
         self._index: Optional[int] = None
         self._decisions: List[Tuple[Any, ...]] = []
         if action not in ("command", "chunk"):
@@ -174,9 +188,15 @@ class PolarisEnv(gymnasium.Env):
             index = int(self.np_random.integers(n)) if n > 1 else 0
         elif not isinstance(index, (int, np.integer)) or not 0 <= index < n:
             raise ValueError(f"options['scenario'] {index!r}: an index from 0 to {n - 1}")
-        obs = self._engine.reset(int(index))
-        self._index, self._decisions = int(index), []
-        return obs, {"scenario": int(index)}
+        start = None
+        if self._random_start and (options or {}).get("random_start", True):
+            start = tuple(float(self.np_random.uniform(*START_RANGES[k])) for k in START_RANGES)
+        obs = self._engine.reset(int(index), start)
+        self._index, self._start, self._decisions = int(index), start, []
+        info: Dict[str, Any] = {"scenario": int(index)}
+        if start is not None:
+            info["start"] = dict(zip(START_RANGES, start))
+        return obs, info
 
     def _decide(self, d: Tuple[Any, ...]) -> Any:
         """One decision (``("driver",)``, ``("command", k, v)`` or ``("chunk", o, s)``) on
@@ -197,6 +217,7 @@ class PolarisEnv(gymnasium.Env):
         return {
             "kwargs": self._kwargs,
             "index": self._index,
+            "start": self._start,
             "decisions": list(self._decisions),
             "np_random": self._np_random,
             "np_random_seed": getattr(self, "_np_random_seed", None),
@@ -207,8 +228,8 @@ class PolarisEnv(gymnasium.Env):
         self._np_random = state["np_random"]
         self._np_random_seed = state["np_random_seed"]
         if state["index"] is not None:
-            self._engine.reset(state["index"])
-            self._index = state["index"]
+            self._engine.reset(state["index"], state["start"])
+            self._index, self._start = state["index"], state["start"]
             for d in state["decisions"]:
                 self._decide(d)
 

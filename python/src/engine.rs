@@ -175,8 +175,16 @@ impl Engine {
         self.reach
     }
 
-    /// Starts scenario `index`; returns the first observation.
-    fn reset<'py>(&mut self, py: Python<'py>, index: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    /// Starts scenario `index`, its start moved by `start` (lateral offset, m, left; a turn
+    /// of the heading, rad; the speed, m/s) where one is given; returns the first
+    /// observation.
+    #[pyo3(signature = (index, start = None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        index: i64,
+        start: Option<(f64, f64, f64)>,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let n = self.scenarios.len();
         let sc = usize::try_from(index)
             .ok()
@@ -187,7 +195,23 @@ impl Engine {
                     n - 1
                 ))
             })?;
-        self.session = new_session(&self.config, sc)?.with_standing_end(false);
+        let session = match start {
+            None => new_session(&self.config, sc)?,
+            Some((offset, turn, speed)) => {
+                if ![offset, turn, speed].iter().all(|v| v.is_finite()) {
+                    return Err(err(format!("start {start:?}: not finite")));
+                }
+                let mut sc = sc.clone();
+                let s = &mut sc.start;
+                let (sin, cos) = s.yaw_rad.sin_cos();
+                s.x_m -= offset * sin;
+                s.y_m += offset * cos;
+                s.yaw_rad += turn;
+                s.speed_mps = speed;
+                new_session(&self.config, &sc)?
+            }
+        };
+        self.session = session.with_standing_end(false);
         // The comfort term's first change is from the speed the scenario starts at.
         self.speed_cmd = self.session.plant().speed_mps();
         Ok(self.observe(py))

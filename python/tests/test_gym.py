@@ -47,7 +47,9 @@ def test_the_vector_form_steps_each_copy():
 
 
 def test_the_shield_stops_before_the_object_and_the_terms_add_up():
-    env = PolarisEnv(reward_weights={"progress": 2.0, "comfort": 0.0}, action_units="physical")
+    env = PolarisEnv(
+        reward_weights={"progress": 2.0, "comfort": 0.0}, action_units="physical", random_start=False
+    )
     obs, info = env.reset(seed=0)
     progress = total = 0.0
     w = dict(acres.gym.DEFAULT_WEIGHTS, progress=2.0, comfort=0.0)
@@ -82,7 +84,7 @@ def _episode(env, policy, index):
 
 def test_episodes_end_as_gymnasium_means():
     names = acres.scenario_names()
-    env = PolarisEnv(scenario=names, action_units="physical")
+    env = PolarisEnv(scenario=names, action_units="physical", random_start=False)
     # A collision terminates (the shield off).
     _, term, trunc, info, _ = _episode(env, lambda: None, names.index("opening_no_shield_collides"))
     assert term and not trunc and info["end"] == "collision" and info["collision"] == 1.0
@@ -151,14 +153,14 @@ def test_actions_are_normalized_and_checked_at_the_door():
 
 
 def test_the_observation_is_relative_and_bounded():
-    env = PolarisEnv()
+    env = PolarisEnv(random_start=False)
     assert env.obs_names == list(acres.OBS_STATE)
     assert np.isfinite(env.observation_space.low).all()
     assert np.isfinite(env.observation_space.high).all()
     obs, _ = env.reset(seed=0)
     # The opening starts 2.2 m left of the path at 3 m/s, 60 m of route ahead.
     assert obs[0] == pytest.approx(3.0) and obs[2] == pytest.approx(2.2, abs=0.01)
-    pose = PolarisEnv(absolute_pose=True)
+    pose = PolarisEnv(absolute_pose=True, random_start=False)
     assert pose.obs_names[-4:] == ["x_m", "y_m", "yaw_rad", "station_m"]
     assert pose.reset(seed=0)[0].shape == (len(acres.OBS_STATE) + 4 + 360,)
 
@@ -186,3 +188,29 @@ def test_bad_arguments_raise():
     env.reset(seed=0)
     with pytest.raises(acres.AcresError, match="not a finite number"):
         env.step(np.array([np.nan, 1.0]))
+
+
+def test_starts_are_randomised_within_their_ranges_and_seeded():
+    env = PolarisEnv(suite=["crossing-person", "running-child"])
+    assert env._engine.scenarios == 60
+    fixed = PolarisEnv(random_start=False).reset(seed=0)[0]
+    starts, seen = [], set()
+    for seed in range(40):
+        obs, info = env.reset(seed=seed)
+        s = info["start"]
+        for k, (lo, hi) in acres.gym.START_RANGES.items():
+            assert lo <= s[k] <= hi
+        starts.append(tuple(s.values()))
+        seen.add(info["scenario"])
+        again = env.reset(seed=seed)
+        assert again[1] == info and np.array_equal(again[0], obs)
+    assert len(set(starts)) == 40 and len(seen) > 20
+    # The opening scenario's start moved by the drawn offset, heading and speed.
+    one = PolarisEnv()
+    obs, info = one.reset(seed=3)
+    s = info["start"]
+    assert obs[0] == pytest.approx(s["speed_mps"], abs=1e-5)
+    assert obs[2] == pytest.approx(fixed[2] + s["lateral_m"], abs=0.01)
+    assert obs[3] == pytest.approx(fixed[3] + s["heading_rad"], abs=1e-4)
+    obs, info = one.reset(seed=3, options={"random_start": False})
+    assert "start" not in info and np.array_equal(obs, fixed)

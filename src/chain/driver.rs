@@ -128,7 +128,10 @@ impl Driver {
             y: pose.y_m,
         };
         let mut part = path.parts()[state.part].clone();
-        let mut proj = project_near(path, &part, state.hint, here);
+        let mut proj = match state.hint {
+            Some(_) => project_near(path, &part, state.hint, here),
+            None => first_projection(path, &part, here),
+        };
         let mut remaining = path.station(part.end) - proj.station_m;
         // At a cusp: once the vehicle stands at the end of its part, the next one begins.
         if state.part + 1 < path.parts().len()
@@ -213,6 +216,25 @@ fn project_near(
         }
     }
     proj
+}
+
+/// How much nearer, m, another place of the part must be than its start for a first
+/// projection to take it.
+const START_PREFERENCE_M: f64 = 1.0;
+
+/// The first projection of a part (no earlier one to search near): the nearest place,
+/// unless the part's start region is within [`START_PREFERENCE_M`] of as near. On a loop,
+/// whose end meets its start, a vehicle placed a little beside the start was projected
+/// onto the end, and its route taken as done before it began.
+pub fn first_projection(path: &Path, part: &Range<usize>, here: Coord<f64>) -> Projection {
+    let global = path.project(here, part, None);
+    let start = path.project(here, part, Some(part.start));
+    let d = |p: &Projection| (p.point.x - here.x).hypot(p.point.y - here.y);
+    if d(&start) <= d(&global) + START_PREFERENCE_M {
+        start
+    } else {
+        global
+    }
 }
 
 /// The path point nearer to a projection.
@@ -453,6 +475,58 @@ mod tests {
         assert_eq!(out(6.0), 2.0);
         // Grass (speed command 4.9) 30 m ahead is in sight from x = 21.
         assert_eq!(out(21.0), 4.9);
+    }
+
+    /// A loop's end meets its start: a vehicle placed a little beside the start (nearer
+    /// the closing segment) begins the loop; it was projected onto the end and its route
+    /// taken as done. Placed mid-route, it is still found where it is.
+    #[test]
+    fn a_vehicle_beside_a_loops_start_begins_the_loop() {
+        // A 20 m square, counter-clockwise from (0, 0), closed back at (0, 0).
+        let mut xy: Vec<(f64, f64)> = Vec::new();
+        for k in 0..40 {
+            xy.push((k as f64 * 0.5, 0.0));
+        }
+        for k in 0..40 {
+            xy.push((20.0, k as f64 * 0.5));
+        }
+        for k in 0..40 {
+            xy.push((20.0 - k as f64 * 0.5, 20.0));
+        }
+        for k in 0..=40 {
+            xy.push((0.0, 20.0 - k as f64 * 0.5));
+        }
+        let p = Path::new("loop", &pts(xy.into_iter(), 3.0)).unwrap();
+        let d = driver();
+        let at = |x: f64, y: f64, yaw: f64| {
+            let mut st = DriverState::default();
+            d.step(
+                &p,
+                &mut st,
+                Pose {
+                    x_m: x,
+                    y_m: y,
+                    yaw_rad: yaw,
+                },
+                0.0,
+            )
+        };
+        // 0.2 m behind and 0.3 m to the left of the start: the closing segment is nearer.
+        let out = at(-0.2, 0.3, 0.0);
+        assert!(out.projection.station_m < 0.5, "{:?}", out.projection);
+        assert!(
+            !out.finished && out.remaining_m > 79.0,
+            "{}",
+            out.remaining_m
+        );
+        assert!(out.command.speed_mps > 0.0);
+        // Mid-route, the vehicle is found where it is.
+        let mid = at(20.3, 7.0, std::f64::consts::FRAC_PI_2);
+        assert!(
+            (mid.projection.station_m - 27.0).abs() < 0.1,
+            "{:?}",
+            mid.projection
+        );
     }
 }
 

@@ -584,7 +584,11 @@ impl Session {
             x: state.pose.x_m,
             y: state.pose.y_m,
         };
-        let p = path.project(here, part, hint);
+        // As the driver projects (its first projection prefers the part's start).
+        let p = match hint {
+            Some(_) => path.project(here, part, hint),
+            None => crate::chain::driver::first_projection(path, part, here),
+        };
         let (a, b) = (path.point(p.segment), path.point(p.segment + 1));
         // The heading of travel: against the points' order on a reverse part, where the
         // vehicle's yaw points the other way.
