@@ -79,10 +79,56 @@ def _scenarios(
     return [json.dumps(s) if isinstance(s, dict) else str(s) for s in items]
 
 
+#: The top view of ``render()``: pixels a side and metres a pixel (40 m across, the
+#: vehicle at the centre, north up), and the colours (RGB) of what it draws.
+VIEW_PX = 400
+VIEW_M_PER_PX = 0.1
+COLOURS: Dict[str, Tuple[int, int, int]] = {
+    "ground": (236, 234, 222),
+    "route": (120, 120, 120),
+    "obstacle": (70, 70, 70),
+    "actor": (200, 40, 40),
+    "vehicle": (30, 90, 200),
+    "return": (240, 140, 0),
+}
+
+
+def _fill(img: np.ndarray, ring: np.ndarray, colour: Tuple[int, int, int]) -> None:
+    """Fills a polygon (pixel coordinates, x right, y down) by the crossing rule at each
+    pixel centre of its bounding box."""
+    h, w = img.shape[:2]
+    x0, y0 = np.floor(ring.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(ring.max(axis=0)).astype(int)
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
+    if x0 > x1 or y0 > y1:
+        return
+    px, py = np.meshgrid(np.arange(x0, x1 + 1) + 0.5, np.arange(y0, y1 + 1) + 0.5)
+    inside = np.zeros(px.shape, dtype=bool)
+    a, b = ring, np.roll(ring, -1, axis=0)
+    for (ax, ay), (bx, by) in zip(a, b):
+        if ay == by:
+            continue
+        crosses = (ay > py) != (by > py)
+        xs = ax + (py - ay) * (bx - ax) / (by - ay)
+        inside ^= crosses & (px < xs)
+    img[y0 : y1 + 1, x0 : x1 + 1][inside] = colour
+
+
+def _dots(img: np.ndarray, pts: np.ndarray, colour: Tuple[int, int, int], r: int) -> None:
+    """Squares of side 2r + 1 pixels at each point (pixel coordinates)."""
+    h, w = img.shape[:2]
+    c = np.round(pts).astype(int)
+    for dx in range(-r, r + 1):
+        for dy in range(-r, r + 1):
+            x, y = c[:, 0] + dx, c[:, 1] + dy
+            ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+            img[y[ok], x[ok]] = colour
+
+
 class PolarisEnv(gymnasium.Env):
     """The simulated Polaris on a scenario with the chain in the loop."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 10}
 
     def __init__(
         self,
@@ -117,8 +163,9 @@ class PolarisEnv(gymnasium.Env):
             raise _acres.AcresError(f"action_units `{action_units}`: normalized or physical")
         if int(frame_skip) < 1:
             raise _acres.AcresError(f"frame_skip {frame_skip}: at least 1 control step a decision")
-        if render_mode is not None:
-            raise _acres.AcresError(f"render_mode `{render_mode}`: none is available yet")
+        if render_mode not in (None, "rgb_array", "human"):
+            raise _acres.AcresError(f"render_mode `{render_mode}`: rgb_array or human")
+        self._figure: Any = None
         weights = dict(DEFAULT_WEIGHTS)
         for k, w in (reward_weights or {}).items():
             if k not in weights:
@@ -158,6 +205,78 @@ class PolarisEnv(gymnasium.Env):
     def obs_names(self) -> List[str]:
         """The names of the observation's leading values (the scan's ranges follow)."""
         return list(self._engine.obs_names)
+
+    def render(self) -> Optional[np.ndarray]:
+        """A top view (``VIEW_PX`` square, ``VIEW_M_PER_PX`` metres a pixel, north up, the
+        vehicle at the centre): the route, obstacles, actors, the vehicle and the scan's
+        returns. ``rgb_array``: an (H, W, 3) uint8 array; ``human``: shown with
+        matplotlib."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without a render_mode: give render_mode='rgb_array'")
+            return None
+        frame = self._top_view()
+        if self.render_mode == "rgb_array":
+            return frame
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            if self._figure is None:
+                gymnasium.logger.warn("render_mode='human' shows the view with matplotlib, which is not installed")
+                self._figure = False
+            return None
+        if self._figure is False:
+            return None
+
+        if self._figure is None:
+            self._figure = plt.figure("acres")
+            self._image = self._figure.gca().imshow(frame)
+            self._figure.gca().set_axis_off()
+        else:
+            self._image.set_data(frame)
+        plt.pause(1.0 / self.metadata["render_fps"])
+        return None
+
+    def _top_view(self) -> np.ndarray:
+        path, vehicle, obstacles, actors, returns = self._engine.scene()
+        img = np.empty((VIEW_PX, VIEW_PX, 3), dtype=np.uint8)
+        img[:] = COLOURS["ground"]
+        body = np.array(vehicle)
+        # The footprint's centre (its ring repeats the first corner at the end).
+        centre = body[:-1].mean(axis=0) if len(body) > 1 and (body[0] == body[-1]).all() else body.mean(axis=0)
+
+        def px(xy: Any) -> np.ndarray:
+            a = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+            return np.column_stack(
+                [
+                    (a[:, 0] - centre[0]) / VIEW_M_PER_PX + VIEW_PX / 2,
+                    VIEW_PX / 2 - (a[:, 1] - centre[1]) / VIEW_M_PER_PX,
+                ]
+            )
+
+        route = np.array(path)
+        if len(route) > 1:
+            # The route's polyline, sampled every half pixel.
+            seg = np.diff(route, axis=0)
+            n = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / (VIEW_M_PER_PX / 2))).astype(int)
+            pts = np.concatenate(
+                [route[i] + np.outer(np.arange(k) / k, seg[i]) for i, k in enumerate(n)]
+            )
+            _dots(img, px(pts), COLOURS["route"], 1)
+        for ring in obstacles:
+            _fill(img, px(ring), COLOURS["obstacle"])
+        for ring in actors:
+            _fill(img, px(ring), COLOURS["actor"])
+        _fill(img, px(body), COLOURS["vehicle"])
+        if returns:
+            _dots(img, px(returns), COLOURS["return"], 1)
+        return img
+
+    def close(self) -> None:
+        if self._figure:
+            import matplotlib.pyplot as plt
+
+            plt.close(self._figure)
+        self._figure = None
 
     def default_action(self) -> None:
         """The action that leaves the decision to the default driver: ``env.step(None)``."""

@@ -73,6 +73,9 @@ type Outcome<'py> = (
     Option<&'static str>,
 );
 
+/// Points in world metres.
+type Xy = Vec<(f64, f64)>;
+
 /// Below this speed, m/s, the vehicle stands (for the standing term).
 const STANDING_MPS: f64 = 0.1;
 /// The way is clear where the shield's stop rule allows this speed, m/s.
@@ -245,6 +248,54 @@ impl Engine {
     ) -> PyResult<Outcome<'py>> {
         let (o, s) = (offsets.as_slice()?, speeds.as_slice()?);
         self.advance(py, Decision::Chunk(o, s, step_m), repeat)
+    }
+
+    /// What a top view shows, in world metres: the route's points, the vehicle's
+    /// footprint, each obstacle's and each actor's outline, and the scan's returns.
+    #[allow(clippy::type_complexity)]
+    fn scene(&mut self) -> (Xy, Xy, Vec<Xy>, Vec<Xy>, Xy) {
+        let beams = self.config.control.corridor.beams as usize;
+        let g = self.config.control.vehicle.clone();
+        let reach = self.reach;
+        let ranges: Vec<f64> = self.session.observe().scan.ranges().to_vec();
+        let path: Xy = {
+            let p = self.session.chain().path();
+            (0..p.len()).map(|i| (p.point(i).x, p.point(i).y)).collect()
+        };
+        let plant = self.session.plant();
+        let ring = |poly: &geo::Polygon<f64>| -> Xy {
+            poly.exterior().0.iter().map(|c| (c.x, c.y)).collect()
+        };
+        let vehicle = ring(&plant.footprint());
+        let obstacles = plant
+            .world
+            .obstacles()
+            .iter()
+            .map(|o| ring(&o.outline()))
+            .collect();
+        let actors = plant
+            .world
+            .live_actors()
+            .iter()
+            .flatten()
+            .map(|a| ring(&a.shape.outline()))
+            .collect();
+        let s = &plant.vehicle.s;
+        let (sy, cy) = s.yaw_rad.sin_cos();
+        let mount = (
+            s.x_m + cy * g.scan_mount_x_m - sy * g.scan_mount_y_m,
+            s.y_m + sy * g.scan_mount_x_m + cy * g.scan_mount_y_m,
+        );
+        let returns = ranges
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.is_finite() && **r < reach)
+            .map(|(i, r)| {
+                let a = s.yaw_rad + std::f64::consts::TAU * i as f64 / beams as f64;
+                (mount.0 + r * a.cos(), mount.1 + r * a.sin())
+            })
+            .collect();
+        (path, vehicle, obstacles, actors, returns)
     }
 
     /// A decision left to the default driver for `repeat` control steps.

@@ -214,3 +214,41 @@ def test_starts_are_randomised_within_their_ranges_and_seeded():
     assert obs[3] == pytest.approx(fixed[3] + s["heading_rad"], abs=1e-4)
     obs, info = one.reset(seed=3, options={"random_start": False})
     assert "start" not in info and np.array_equal(obs, fixed)
+
+
+def test_rgb_array_draws_the_vehicle_the_object_and_the_scan():
+    env = PolarisEnv(render_mode="rgb_array", random_start=False)
+    env.reset(seed=0)
+    for _ in range(300):  # 30 s: at rest before the object
+        obs, *_ = env.step(None)
+    assert obs[0] == 0.0
+    frame = env.render()
+    assert frame.shape == (acres.gym.VIEW_PX, acres.gym.VIEW_PX, 3) and frame.dtype == np.uint8
+    colour = acres.gym.COLOURS
+    found = {k: np.argwhere((frame == v).all(axis=2)) for k, v in colour.items()}
+    # The vehicle at the centre; the object it stopped before, 2.4 m or more ahead
+    # (east, to the right), with the scan's returns on it; the route through the view.
+    c = acres.gym.VIEW_PX / 2
+    vy, vx = found["vehicle"].mean(axis=0)
+    assert abs(vx - c) < 3 and abs(vy - c) < 3
+    oy, ox = found["obstacle"].mean(axis=0)
+    assert ox > c and abs(oy - c) < 5
+    # The returns lie on the object's near face (dots of 3 pixels): the gap to the
+    # vehicle's front is the stop's, 2.43 m (acres sim's gap_m).
+    face = found["return"][:, 1].min() + 1
+    gap_m = (face - found["vehicle"][:, 1].max()) * acres.gym.VIEW_M_PER_PX
+    assert abs(gap_m - acres.run_scenario("opening")["gap_m"]) < 0.25, gap_m
+    assert abs(found["return"][:, 1].mean() - ox) < 5
+    assert len(found["route"]) > 300
+    # An actor in view is drawn in its colour.
+    env = PolarisEnv(render_mode="rgb_array", suite="crossing-person", moving="tracker", random_start=False)
+    env.reset(seed=0, options={"scenario": 4})
+    for _ in range(95):
+        env.step(None)
+    assert (env.render() == colour["actor"]).all(axis=2).any()
+
+
+def test_check_env_passes_with_the_render_check():
+    check_env(gym.make("acres/Polaris-v0", render_mode="rgb_array").unwrapped)
+    with pytest.raises(acres.AcresError, match="rgb_array or human"):
+        PolarisEnv(render_mode="ansi")
