@@ -1,0 +1,104 @@
+"""A lemma and its negative control, checked by z3 over the reals.
+
+A lemma is proved when its hypotheses and the negation of its claim have no model (the
+solver answers `unsat`). Its negative control is the same statement with a deliberate
+error; the solver must find a model of the hypotheses where the wrong claim fails (a
+counterexample), which shows that the hypotheses are satisfiable and that the claim is
+not true for a trivial reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Sequence
+
+import z3
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The unit roundoffs of the rounding model: each operation's result is the real one
+#: times (1 + delta) with |delta| at most this.
+F64_EPS = 2.0**-53
+F32_EPS = 2.0**-24
+
+#: A solver's time limit for one query, ms.
+TIMEOUT_MS = 60_000
+
+
+def config(name: str) -> dict:
+    """A shipped config file (configs/NAME), read so that no constant is copied."""
+    return json.loads((ROOT / "configs" / name).read_text())
+
+
+@dataclass
+class Lemma:
+    """A claim under hypotheses, the Rust function it is about, its statement in words and
+    its negative control (the same hypotheses, a wrong claim)."""
+
+    name: str
+    rust: str
+    words: str
+    hypotheses: Sequence[z3.BoolRef]
+    claim: z3.BoolRef
+    control: z3.BoolRef
+    control_words: str
+    extra: Dict[str, str] = field(default_factory=dict)
+
+
+def _check(hyps: Sequence[z3.BoolRef], claim: z3.BoolRef):
+    s = z3.SolverFor("QF_NRA") if _quantifier_free(hyps, claim) else z3.Solver()
+    s.set("timeout", TIMEOUT_MS)
+    s.add(*hyps)
+    s.add(z3.Not(claim))
+    return s.check(), s
+
+
+def _quantifier_free(hyps: Sequence[z3.BoolRef], claim: z3.BoolRef) -> bool:
+    def qf(e: z3.ExprRef) -> bool:
+        if z3.is_quantifier(e):
+            return False
+        return all(qf(c) for c in e.children())
+
+    return all(qf(h) for h in hyps) and qf(claim)
+
+
+def _model(s: z3.Solver) -> str:
+    m = s.model()
+    parts = []
+    for d in sorted(m.decls(), key=lambda d: d.name()):
+        if d.arity() > 0 or d.name().startswith("/"):
+            continue  # the solver's interpretation of division by zero, not an input
+        v = m[d]
+        if z3.is_algebraic_value(v):
+            v = v.approx(6)
+        if z3.is_rational_value(v):
+            text = f"{float(v.numerator_as_long()) / float(v.denominator_as_long()):.6g}"
+        else:
+            text = str(v)
+        parts.append(f"{d.name()}={text}")
+    return ", ".join(parts) if parts else "(no free variables: the statement as given is the counterexample)"
+
+
+def run(lemmas: List[Lemma], out: Callable[[str], None] = print) -> bool:
+    """Checks each lemma and its control; prints one line each; True when every lemma is
+    proved and every control refuted."""
+    ok = True
+    for lm in lemmas:
+        r, s = _check(lm.hypotheses, lm.claim)
+        if r == z3.unsat:
+            out(f"proved {lm.name}")
+        elif r == z3.sat:
+            out(f"counterexample {lm.name}: {_model(s)}")
+            ok = False
+        else:
+            out(f"unknown {lm.name}: {s.reason_unknown()}")
+            ok = False
+        r, s = _check(lm.hypotheses, lm.control)
+        if r == z3.sat:
+            out(f"refuted control {lm.name}: {_model(s)}")
+        else:
+            out(f"control not refuted {lm.name} ({r}): {lm.control_words}")
+            ok = False
+    return ok

@@ -1,0 +1,48 @@
+"""The shield's caps (src/chain/shield/mod.rs, docs/rules.md "Shield"): the obstacle rule
+caps the speed at stopCap(d_obs), the corner rule at sqrt(a_lat / |kappa|). About the
+command: what the cap guarantees of the speed it lets through."""
+
+from __future__ import annotations
+
+from typing import List
+
+import z3
+
+from envelope import d_stop
+from lemma import Lemma
+
+
+def lemmas() -> List[Lemma]:
+    v, t, a, dm, d, r, s, cap = z3.Reals("v T a d_m d_obs r s cap")
+    root = [t > 0, a > 0, dm >= 0, d >= dm, r == d - dm, s >= 0, s * s == t * t + 2 * r / a,
+            cap == 2 * r / (t + s)]
+    obstacle = Lemma(
+        name="shield.obstacle_cap_keeps_the_stop_within_d_obs",
+        rust="Shield::step (obstacle rule), StopRule::stop_cap",
+        words="Any speed 0 <= v <= stopCap(d_obs) has d_stop(v) <= d_obs.",
+        hypotheses=root + [v >= 0, v <= cap],
+        claim=d_stop(v, t, a, dm) <= d,
+        control=dm + v * t + v * v / (2 * a) + dm <= d,
+        control_words="counting the margin twice, the same speeds break the rule",
+    )
+    # A cap below the margin: stopCap is 0 for d_obs < d_m (the code's first branch).
+    stand = Lemma(
+        name="shield.no_motion_inside_the_margin",
+        rust="StopRule::stop_cap (d < d_m gives 0)",
+        words="Where d_obs < d_m no speed v > 0 has d_stop(v) <= d_obs: the cap must be 0.",
+        hypotheses=[t > 0, a > 0, dm >= 0, d < dm, v > 0],
+        claim=d_stop(v, t, a, dm) > d,
+        control=v * t + v * v / (2 * a) > d,
+        control_words="without d_m in d_stop, slow speeds would fit",
+    )
+    k, alat, c = z3.Reals("kappa a_lat c")
+    corner = Lemma(
+        name="shield.corner_cap_keeps_v2_kappa_within_a_lat",
+        rust="corner_cap",
+        words="For a_lat > 0 and kappa != 0, any |v| <= sqrt(a_lat / |kappa|) has v^2 |kappa| <= a_lat.",
+        hypotheses=[alat > 0, k > 0, c >= 0, c * c == alat / k],
+        claim=z3.Implies(z3.And(v >= -c, v <= c), v * v * k <= alat),
+        control=z3.Implies(z3.And(v >= -alat / k, v <= alat / k), v * v * k <= alat),
+        control_words="without the root (|v| <= a_lat / |kappa|) the lateral acceleration can exceed a_lat",
+    )
+    return [obstacle, stand, corner]
