@@ -10,6 +10,10 @@ import z3
 
 from lemma import F32_EPS, Lemma
 
+#: Rounding toward zero to f32 loses less than one unit in the last place: 2^-23 of the
+#: value (to nearest, half that: F32_EPS).
+F32_ULP = 2.0 * F32_EPS
+
 
 def _norm(name: str, dx, dy):
     """A non-negative n with n^2 = dx^2 + dy^2 (the Euclidean norm, as a real root)."""
@@ -26,6 +30,7 @@ def lemmas() -> List[Lemma]:
     hyps = h1 + h2 + h3 + [dc >= 0, n_qc >= dc]
     term = Lemma(
         name="corridor.term_is_a_lower_bound",
+        test="query_is_a_lower_bound_within_a_cell_diagonal",
         rust="Corridor::query",
         words=(
             "If d_c <= |q - c| for every excluded point q, then d_c - |p - c| <= |q - p| for "
@@ -37,18 +42,19 @@ def lemmas() -> List[Lemma]:
         control=dc + n_pc <= n_qp,
         control_words="with the sign of |p - c| wrong the term is no bound",
     )
-    # Rounding toward zero to float32: d_f = d_c (1 - delta), 0 <= delta <= 2^-24; the
-    # control rounds to nearest (delta of either sign).
+    # Rounding toward zero to float32: d_f = d_c (1 - delta), 0 <= delta <= 2^-23; the
+    # control rounds to nearest (delta of either sign, at most 2^-24).
     delta, df = z3.Reals("delta d_f")
     f32 = Lemma(
         name="corridor.f32_toward_zero_keeps_the_bound",
-        rust="corridor::build (f32 cells), Corridor::query",
+        test="lemma_lower_f32_rounds_toward_zero",
+        rust="lower_f32",
         words=(
-            "Rounding d_c toward zero to float32 (d_f = d_c (1 - delta), 0 <= delta <= 2^-24) "
+            "Rounding d_c toward zero to float32 (d_f = d_c (1 - delta), 0 <= delta <= 2^-23) "
             "keeps d_f - |p - c| a lower bound of |q - p|."
         ),
         hypotheses=hyps + [df == dc * (1 - delta)],
-        claim=z3.Implies(z3.And(delta >= 0, delta <= F32_EPS), df - n_pc <= n_qp),
+        claim=z3.Implies(z3.And(delta >= 0, delta <= F32_ULP), df - n_pc <= n_qp),
         control=z3.Implies(z3.And(delta >= -F32_EPS, delta <= F32_EPS), df - n_pc <= n_qp),
         control_words=(
             "rounded to nearest, d_f may exceed d_c, and a tight term then exceeds the distance"

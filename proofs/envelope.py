@@ -23,6 +23,7 @@ def lemmas() -> List[Lemma]:
     out = [
         Lemma(
             name="envelope.d_stop_increasing",
+            test="lemma_stop_distance_is_increasing",
             rust="StopRule::stop_distance",
             words="For T > 0, a > 0, d_m >= 0 and 0 <= v < w: d_stop(v) < d_stop(w).",
             hypotheses=positive + [v >= 0, v < w],
@@ -37,6 +38,7 @@ def lemmas() -> List[Lemma]:
     out.append(
         Lemma(
             name="envelope.stop_cap_is_the_largest",
+            test="lemma_stop_cap_is_the_proven_closed_form",
             rust="StopRule::stop_cap",
             words=(
                 "For every d >= d_m, c = 2 r / (T + sqrt(T^2 + 2 r / a)) with r = d - d_m is "
@@ -54,6 +56,7 @@ def lemmas() -> List[Lemma]:
     out.append(
         Lemma(
             name="envelope.stop_cap_needs_its_factor_2",
+            test="lemma_stop_cap_is_the_proven_closed_form",
             rust="StopRule::stop_cap",
             words="The closed form is only a cap with 2 r / a under the root (the control drops the 2).",
             hypotheses=positive + root,
@@ -87,6 +90,7 @@ def _f64_stop_cap() -> Lemma:
     hyps = [t > 0, a > 0, dm >= 0, v >= 0, d >= dm] + bound + [fl <= d]
     return Lemma(
         name="envelope.f64_stop_cap_within_ulps",
+        test="lemma_stop_cap_is_the_proven_closed_form",
         rust="StopRule::stop_cap (its f64 loop)",
         words=(
             "Where the f64 evaluation of d_stop(v) (each operation rounded, |delta| <= 2^-53) "
@@ -123,7 +127,8 @@ def _unknown_grip() -> List[Lemma]:
                 loose.append(x < y if key == "obstacle_margin_m" else x > y)
     shipped = Lemma(
         name="envelope.unknown_grip_no_looser_shipped",
-        rust="EnvelopeConfig (configs/envelope_v1.json)",
+        test="lemma_the_shipped_unknown_grip_is_no_looser",
+        rust="EnvelopeConfig::table (configs/envelope_v1.json)",
         words=(
             "In the shipped table, for each class and each other grip level, `unknown` has "
             "speeds, deceleration and lateral limit no higher and an obstacle margin no lower."
@@ -139,6 +144,7 @@ def _unknown_grip() -> List[Lemma]:
     wm = z3.If(m1 >= m2, m1, m2)
     built = Lemma(
         name="envelope.worst_row_no_looser",
+        test="lemma_worst_is_no_looser_than_any_row",
         rust="ClassLimits::worst",
         words=(
             "The worst of rows takes each limit's minimum (speeds, deceleration, lateral) and "

@@ -10,6 +10,7 @@ not true for a trivial reason.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Sequence
@@ -44,6 +45,9 @@ class Lemma:
     claim: z3.BoolRef
     control: z3.BoolRef
     control_words: str
+    #: The Rust property test that checks the function against the proven formula
+    #: (searched in src/ by the run, so that a renamed test is noticed).
+    test: str = ""
     extra: Dict[str, str] = field(default_factory=dict)
 
 
@@ -81,11 +85,31 @@ def _model(s: z3.Solver) -> str:
     return ", ".join(parts) if parts else "(no free variables: the statement as given is the counterexample)"
 
 
+def _rust_sources() -> str:
+    return "\n".join(p.read_text() for p in (ROOT / "src").rglob("*.rs"))
+
+
+def _tied(lm: Lemma, sources: str) -> List[str]:
+    """What of the lemma's ties to the code is missing from src/: its test, its function."""
+    missing = []
+    if not lm.test or not re.search(rf"fn {re.escape(lm.test)}\b", sources):
+        missing.append(f"test `{lm.test}`")
+    fn = lm.rust.split(" ")[0].split("::")[-1]
+    if not re.search(rf"fn {re.escape(fn)}\b", sources):
+        missing.append(f"function `{fn}`")
+    return missing
+
+
 def run(lemmas: List[Lemma], out: Callable[[str], None] = print) -> bool:
     """Checks each lemma and its control; prints one line each; True when every lemma is
-    proved and every control refuted."""
+    proved, every control refuted and every lemma tied to a Rust function and test."""
     ok = True
+    sources = _rust_sources()
     for lm in lemmas:
+        missing = _tied(lm, sources)
+        if missing:
+            out(f"untied {lm.name}: no {' or '.join(missing)} in src/")
+            ok = False
         r, s = _check(lm.hypotheses, lm.claim)
         if r == z3.unsat:
             out(f"proved {lm.name}")

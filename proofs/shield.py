@@ -18,6 +18,7 @@ def lemmas() -> List[Lemma]:
             cap == 2 * r / (t + s)]
     obstacle = Lemma(
         name="shield.obstacle_cap_keeps_the_stop_within_d_obs",
+        test="stop_cap_stops_inside_the_distance",
         rust="Shield::step (obstacle rule), StopRule::stop_cap",
         words="Any speed 0 <= v <= stopCap(d_obs) has d_stop(v) <= d_obs.",
         hypotheses=root + [v >= 0, v <= cap],
@@ -28,6 +29,7 @@ def lemmas() -> List[Lemma]:
     # A cap below the margin: stopCap is 0 for d_obs < d_m (the code's first branch).
     stand = Lemma(
         name="shield.no_motion_inside_the_margin",
+        test="stop_cap_edges",
         rust="StopRule::stop_cap (d < d_m gives 0)",
         words="Where d_obs < d_m no speed v > 0 has d_stop(v) <= d_obs: the cap must be 0.",
         hypotheses=[t > 0, a > 0, dm >= 0, d < dm, v > 0],
@@ -38,6 +40,7 @@ def lemmas() -> List[Lemma]:
     k, alat, c = z3.Reals("kappa a_lat c")
     corner = Lemma(
         name="shield.corner_cap_keeps_v2_kappa_within_a_lat",
+        test="lemma_corner_cap_is_the_proven_root",
         rust="corner_cap",
         words="For a_lat > 0 and kappa != 0, any |v| <= sqrt(a_lat / |kappa|) has v^2 |kappa| <= a_lat.",
         hypotheses=[alat > 0, k > 0, c >= 0, c * c == alat / k],

@@ -443,5 +443,72 @@ mod tests {
         fn stop_distance_is_symmetric_in_direction(r in stop_rules(), v in 0.0f64..30.0) {
             prop_assert_eq!(r.stop_distance(v), r.stop_distance(-v));
         }
+
+        /// The code against lemma `envelope.d_stop_increasing` (proofs/envelope.py).
+        #[test]
+        fn lemma_stop_distance_is_increasing(r in stop_rules(), v in 0.0f64..30.0, dv in 1e-6f64..10.0) {
+            prop_assert!(r.stop_distance(v) < r.stop_distance(v + dv));
+        }
+
+        /// The code against lemmas `envelope.stop_cap_is_the_largest` and
+        /// `envelope.f64_stop_cap_within_ulps` (proofs/envelope.py): the cap is the proven
+        /// closed form `2r / (T + √(T² + 2r/a))` less a few ulps, and its f64 stop
+        /// distance is within `d`.
+        #[test]
+        fn lemma_stop_cap_is_the_proven_closed_form(r in stop_rules(), d in 0.0f64..500.0) {
+            let rr = d - r.obstacle_margin_m;
+            prop_assume!(rr > 0.0);
+            let t = r.stop_time_s;
+            let c = 2.0 * rr / (t + (t * t + 2.0 * rr / r.decel_mps2).sqrt());
+            let v = r.stop_cap(d);
+            prop_assert!(v <= c && v >= c * (1.0 - 16.0 * f64::EPSILON), "{v} against {c}");
+            prop_assert!(r.stop_distance(v) <= d);
+        }
+
+        /// The code against lemma `envelope.worst_row_no_looser`: the worst of rows is no
+        /// looser than any of them.
+        #[test]
+        fn lemma_worst_is_no_looser_than_any_row(
+            rows in prop::collection::vec((0.1f64..10.0, 0.1f64..10.0, 0.1f64..5.0, 0.0f64..5.0, 0.1f64..5.0), 1..7)
+        ) {
+            let rows: Vec<ClassLimits> = rows
+                .into_iter()
+                .map(|(c, s, a, m, l)| ClassLimits {
+                    speed_command_mps: c,
+                    speed_mps: s,
+                    decel_mps2: a,
+                    obstacle_margin_m: m,
+                    lateral_accel_max_mps2: l,
+                })
+                .collect();
+            let w = ClassLimits::worst(&rows);
+            for r in &rows {
+                prop_assert!(w.speed_command_mps <= r.speed_command_mps && w.speed_mps <= r.speed_mps);
+                prop_assert!(w.decel_mps2 <= r.decel_mps2 && w.lateral_accel_max_mps2 <= r.lateral_accel_max_mps2);
+                prop_assert!(w.obstacle_margin_m >= r.obstacle_margin_m);
+            }
+        }
+    }
+
+    /// The configuration the shipped binary loads against lemma
+    /// `envelope.unknown_grip_no_looser_shipped` (which reads configs/envelope_v1.json).
+    #[test]
+    fn lemma_the_shipped_unknown_grip_is_no_looser() {
+        let env = Config::builtin().envelope;
+        let unknown = env.table(Grip::Unknown).unwrap();
+        for grip in Grip::ALL {
+            let t = env.table(grip).unwrap();
+            for ((c, u), (_, r)) in unknown.rows().zip(t.rows()) {
+                assert!(
+                    u.speed_command_mps <= r.speed_command_mps && u.speed_mps <= r.speed_mps,
+                    "{c}"
+                );
+                assert!(
+                    u.decel_mps2 <= r.decel_mps2
+                        && u.lateral_accel_max_mps2 <= r.lateral_accel_max_mps2
+                );
+                assert!(u.obstacle_margin_m >= r.obstacle_margin_m, "{c}");
+            }
+        }
     }
 }

@@ -1061,6 +1061,19 @@ mod reference_tests;
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// The code against lemma `shield.corner_cap_keeps_v2_kappa_within_a_lat`
+        /// (proofs/shield.py): the cap is √(a_lat / κ) less a few ulps, and keeps
+        /// `v² κ ≤ a_lat` in f64 too.
+        #[test]
+        fn lemma_corner_cap_is_the_proven_root(a in 0.01f64..20.0, k in 1e-6f64..5.0) {
+            let v = corner_cap(a, k);
+            let root = (a / k).sqrt();
+            proptest::prop_assert!(v <= root && v >= root * (1.0 - 16.0 * f64::EPSILON), "{v} {root}");
+            proptest::prop_assert!(v * v * k <= a);
+        }
+    }
+
     /// The corner cap ends at once for any positive curvature and keeps `v² κ ≤ a_lat`
     /// (a curvature of 5e-324 stepped an infinite root down an ulp at a time).
     #[test]

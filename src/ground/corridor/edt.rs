@@ -282,6 +282,15 @@ mod tests {
     }
 
     proptest! {
+        /// The code against lemma `corridor.f32_toward_zero_keeps_the_bound`
+        /// (proofs/corridor.py): a stored distance is the f64 one rounded toward zero,
+        /// `d_f = d (1 − δ)` with `0 ≤ δ ≤ 2⁻²³`.
+        #[test]
+        fn lemma_lower_f32_rounds_toward_zero(v in 1e-6f64..1e6) {
+            let f = lower_f32(v) as f64;
+            prop_assert!(f <= v && v - f <= v * 2f64.powi(-23), "{v} {f}");
+        }
+
         #[test]
         fn equals_brute_force(
             w in 1usize..24, h in 1usize..24,
