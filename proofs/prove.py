@@ -10,12 +10,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import checker  # noqa: E402
 import corridor  # noqa: E402
 import envelope  # noqa: E402
 import lemma  # noqa: E402
 import shield  # noqa: E402
 
-MODULES = (envelope, corridor, shield)
+MODULES = (envelope, corridor, shield, checker)
 
 
 def main() -> int:

@@ -325,6 +325,12 @@ impl TrajectoryChecker {
         })
     }
 
+    /// The cover circles of the footprint: each centre's offset along the body x axis
+    /// from the reference point, and the radius.
+    pub fn cover(&self) -> [(f64, f64); 3] {
+        self.cover
+    }
+
     /// The corridor of the point and corridor rules, where one is set.
     pub fn corridor(&self) -> Option<&Corridor> {
         self.corridor.as_deref()

@@ -379,6 +379,22 @@ pub(super) fn feasible() -> impl Strategy<Value = Chunk> {
 }
 
 proptest! {
+    /// The code against lemma `checker.footprint_cover_covers_the_body`
+    /// (proofs/checker.py): every point of the body's rectangle (the vehicle's length from
+    /// its rear overhang, half width the vehicle margin) is within the radius of a circle.
+    #[test]
+    fn lemma_the_cover_circles_cover_the_body(u in 0.0f64..=1.0, w in -1.0f64..=1.0) {
+        let cfg = Config::builtin();
+        let v = &cfg.control.vehicle;
+        let mv = cfg.control.shield.vehicle_margin_m;
+        let (x, y) = (-v.rear_overhang_m + u * v.length_m, w * mv);
+        let cover = checker().cover();
+        let near = cover.iter().map(|(c, r)| (x - c).hypot(y) - r).fold(f64::INFINITY, f64::min);
+        prop_assert!(near <= 1e-12, "({x}, {y}) is {near} m outside every circle");
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
