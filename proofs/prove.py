@@ -10,13 +10,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import actuators  # noqa: E402
 import checker  # noqa: E402
 import corridor  # noqa: E402
 import envelope  # noqa: E402
 import lemma  # noqa: E402
 import shield  # noqa: E402
 
-MODULES = (envelope, corridor, shield, checker)
+MODULES = (envelope, corridor, shield, actuators, checker)
 
 
 def main() -> int:

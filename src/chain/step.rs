@@ -715,6 +715,26 @@ mod tests {
         Chain::new(&Config::builtin(), lane(200, 5.0), Grip::Unknown).unwrap()
     }
 
+    proptest::proptest! {
+        /// The code against lemma `actuators.speed_ramp_never_raises_nor_reverses`
+        /// (proofs/actuators.py): in any gear and state, the speed sent is no faster than
+        /// the shield's, rises by at most `accel_max · Δt` and never has the other sign than
+        /// the last speed sent.
+        #[test]
+        fn lemma_the_speed_ramp_never_raises_nor_reverses(
+            measured in -3.0f64..3.0, shield in -8.0f64..8.0, last in -8.0f64..8.0,
+            gear in 1u8..=5, dt in 0.001f64..0.1,
+        ) {
+            let cfg = Config::builtin().control.chain;
+            let gear = [Gear::Park, Gear::Reverse, Gear::Neutral, Gear::High, Gear::Low][gear as usize - 1];
+            let last = Command { curvature_per_m: 0.0, speed_mps: last };
+            let (v, _, _) = gear_logic(&cfg, &state(0.0, measured, gear), shield, last, dt);
+            proptest::prop_assert!(v.abs() <= shield.abs());
+            proptest::prop_assert!(v.abs() <= last.speed_mps.abs() + cfg.accel_max_mps2 * dt + 1e-12);
+            proptest::prop_assert!(v * last.speed_mps >= 0.0, "{v} after {}", last.speed_mps);
+        }
+    }
+
     /// The straight-lane chunk of data/chunks: 40 samples from station 20, 4 m/s to a stop.
     fn chunk() -> Chunk {
         let text = include_str!(concat!(
