@@ -6,10 +6,57 @@ from __future__ import annotations
 
 from typing import List
 
+import re
+
 import z3
 
 from envelope import d_stop
-from lemma import Lemma
+from lemma import ROOT, Lemma, config
+
+
+def fence_step_m() -> float:
+    """The geofence's sampling step, read from the Rust source (FENCE_STEP_M)."""
+    text = (ROOT / "src" / "chain" / "shield" / "mod.rs").read_text()
+    m = re.search(r"const FENCE_STEP_M: f64 = ([0-9.]+);", text)
+    if m is None:
+        raise SystemExit("proofs/shield.py: FENCE_STEP_M not found in src/chain/shield/mod.rs")
+    return float(m.group(1))
+
+
+def _geofence() -> Lemma:
+    """Between two clear samples of the command arc, the body keeps clear of the fence."""
+    shield = config("control_v1.json")["shield"]
+    mv, g = shield["vehicle_margin_m"], shield["geofence_margin_m"]
+    step = fence_step_m()
+    need = mv + g
+    # Distances only: p on the segment from sample a to sample b (|p - a| = t |a - b|,
+    # |p - b| = (1 - t) |a - b|), q a fence point, x a point of the body's band about p;
+    # the triangle inequality (proved in corridor.term_is_a_lower_bound) relates them.
+    t, ab, aq, bq, pq, xp, xq = z3.Reals("t ab aq bq pq xp xq")
+    hyps = [
+        t >= 0, t <= 1, ab >= 0, ab <= step,      # p between two samples a step apart at most
+        aq >= need, bq >= need,                   # both samples clear of q
+        xp >= 0, xp <= mv,                        # x within m_v of p
+        pq >= 0, xq >= 0,
+        pq >= aq - t * ab, pq >= bq - (1 - t) * ab,  # triangle inequality via a and via b
+        xq >= pq - xp,                            # triangle inequality via p
+    ]
+    n_xq = xq
+    return Lemma(
+        name="shield.geofence_samples_keep_the_band_clear",
+        rust="Shield::fence_distance",
+        test="geofence_slows_before_the_fence",
+        words=(
+            f"Samples of the command arc at most FENCE_STEP_M = {step} m apart, each at least "
+            f"m_v + G = {need} m from every fence point q (shipped m_v {mv}, G {g}): every "
+            f"point within m_v of the arc between them is at least G - step/2 = {g - step / 2} m "
+            "from q, so the band the body sweeps stays inside the fence."
+        ),
+        hypotheses=hyps,
+        claim=n_xq >= g - step / 2,
+        control=n_xq >= g,
+        control_words="the full margin G between samples: the sampling loses up to half a step",
+    )
 
 
 def lemmas() -> List[Lemma]:
@@ -48,4 +95,4 @@ def lemmas() -> List[Lemma]:
         control=z3.Implies(z3.And(v >= -alat / k, v <= alat / k), v * v * k <= alat),
         control_words="without the root (|v| <= a_lat / |kappa|) the lateral acceleration can exceed a_lat",
     )
-    return [obstacle, stand, corner]
+    return [obstacle, stand, corner, _geofence()]
