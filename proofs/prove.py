@@ -15,9 +15,10 @@ import checker  # noqa: E402
 import corridor  # noqa: E402
 import envelope  # noqa: E402
 import lemma  # noqa: E402
+import moving  # noqa: E402
 import shield  # noqa: E402
 
-MODULES = (envelope, corridor, shield, actuators, checker)
+MODULES = (envelope, corridor, shield, actuators, checker, moving)
 
 
 def main() -> int:
