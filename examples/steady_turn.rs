@@ -70,12 +70,8 @@ fn sine(p: &VehicleDynamics, speed: f64, amp: f64, freq: f64, seconds: f64) -> [
             amp * (std::f64::consts::TAU * freq * t).sin(),
         );
     }
-    let s = &v.s;
-    [
-        s.x_m + b * s.yaw_rad.cos(),
-        s.y_m + b * s.yaw_rad.sin(),
-        s.yaw_rad,
-    ]
+    let (x, y) = v.cg_position();
+    [x, y, v.s.yaw_rad]
 }
 
 /// The shipped parameters, or those of the JSON `text` (as `params` prints them).

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, List, Sequence
 
 import z3
 
@@ -33,6 +33,16 @@ def config(name: str) -> dict:
     return json.loads((ROOT / "configs" / name).read_text())
 
 
+def rust_const(path: str, name: str) -> float:
+    """An f64 constant of the Rust source (`const NAME: f64 = ...;` in src/PATH), read so
+    that no constant is copied."""
+    text = (ROOT / "src" / path).read_text()
+    m = re.search(rf"const {name}: f64 = ([0-9.]+);", text)
+    if m is None:
+        raise SystemExit(f"proofs: `const {name}: f64` not found in src/{path}")
+    return float(m.group(1))
+
+
 @dataclass
 class Lemma:
     """A claim under hypotheses, the Rust function it is about, its statement in words and
@@ -48,24 +58,14 @@ class Lemma:
     #: The Rust property test that checks the function against the proven formula
     #: (searched in src/ by the run, so that a renamed test is noticed).
     test: str = ""
-    extra: Dict[str, str] = field(default_factory=dict)
 
 
 def _check(hyps: Sequence[z3.BoolRef], claim: z3.BoolRef):
-    s = z3.SolverFor("QF_NRA") if _quantifier_free(hyps, claim) else z3.Solver()
+    s = z3.SolverFor("QF_NRA")
     s.set("timeout", TIMEOUT_MS)
     s.add(*hyps)
     s.add(z3.Not(claim))
     return s.check(), s
-
-
-def _quantifier_free(hyps: Sequence[z3.BoolRef], claim: z3.BoolRef) -> bool:
-    def qf(e: z3.ExprRef) -> bool:
-        if z3.is_quantifier(e):
-            return False
-        return all(qf(c) for c in e.children())
-
-    return all(qf(h) for h in hyps) and qf(claim)
 
 
 def _model(s: z3.Solver) -> str:

@@ -6,22 +6,12 @@ computes; the gaps' sampling in time (every SEPARATION_DT_S) is not proved."""
 
 from __future__ import annotations
 
-import re
 from typing import List
 
 import z3
 
 from envelope import d_stop
-from lemma import ROOT, Lemma
-
-
-def _const(name: str) -> float:
-    """A constant of src/chain/shield/mod.rs, read from the source."""
-    text = (ROOT / "src" / "chain" / "shield" / "mod.rs").read_text()
-    m = re.search(rf"const {name}: f64 = ([0-9.]+);", text)
-    if m is None:
-        raise SystemExit(f"proofs/moving.py: {name} not found in src/chain/shield/mod.rs")
-    return float(m.group(1))
+from lemma import Lemma, rust_const
 
 
 def lemmas() -> List[Lemma]:
@@ -78,7 +68,9 @@ def _cap() -> Lemma:
 def _pass() -> Lemma:
     """Driving on: never less clear than braking would be, and 0.2 m clear unless braking
     is clearly worse; the 0.2 m alone is not guaranteed (the control shows where)."""
-    clearance, better = _const("PASS_CLEARANCE_M"), _const("PASS_BETTER_M")
+    clearance, better = (
+        rust_const("chain/shield/mod.rs", n) for n in ("PASS_CLEARANCE_M", "PASS_BETTER_M")
+    )
     on, brake = z3.Reals("gap_on gap_brake")
     passes = z3.Or(on >= brake + better, z3.And(on >= clearance, on >= brake))
     return Lemma(

@@ -6,28 +6,17 @@ from __future__ import annotations
 
 from typing import List
 
-import re
-
 import z3
 
 from envelope import d_stop
-from lemma import ROOT, Lemma, config
-
-
-def fence_step_m() -> float:
-    """The geofence's sampling step, read from the Rust source (FENCE_STEP_M)."""
-    text = (ROOT / "src" / "chain" / "shield" / "mod.rs").read_text()
-    m = re.search(r"const FENCE_STEP_M: f64 = ([0-9.]+);", text)
-    if m is None:
-        raise SystemExit("proofs/shield.py: FENCE_STEP_M not found in src/chain/shield/mod.rs")
-    return float(m.group(1))
+from lemma import Lemma, config, rust_const
 
 
 def _geofence() -> Lemma:
     """Between two clear samples of the command arc, the body keeps clear of the fence."""
     shield = config("control_v1.json")["shield"]
     mv, g = shield["vehicle_margin_m"], shield["geofence_margin_m"]
-    step = fence_step_m()
+    step = rust_const("chain/shield/mod.rs", "FENCE_STEP_M")
     need = mv + g
     # Distances only: p on the segment from sample a to sample b (|p - a| = t |a - b|,
     # |p - b| = (1 - t) |a - b|), q a fence point, x a point of the body's band about p;
@@ -41,7 +30,6 @@ def _geofence() -> Lemma:
         pq >= aq - t * ab, pq >= bq - (1 - t) * ab,  # triangle inequality via a and via b
         xq >= pq - xp,                            # triangle inequality via p
     ]
-    n_xq = xq
     return Lemma(
         name="shield.geofence_samples_keep_the_band_clear",
         rust="Shield::fence_distance",
@@ -53,8 +41,8 @@ def _geofence() -> Lemma:
             "from q, so the band the body sweeps stays inside the fence."
         ),
         hypotheses=hyps,
-        claim=n_xq >= g - step / 2,
-        control=n_xq >= g,
+        claim=xq >= g - step / 2,
+        control=xq >= g,
         control_words="the full margin G between samples: the sampling loses up to half a step",
     )
 

@@ -630,23 +630,27 @@ fn map_manifests() {
     });
 }
 
+/// `corridor build` of the GeoTIFF test map's manifest beside the case (a raster the
+/// manifest names), along its lon/lat route.
+const BUILD_BESIDE_MANIFEST: &[&str] = &[
+    "-q",
+    "corridor",
+    "build",
+    "--map",
+    "{dir}/map.json",
+    "--route",
+    "{root}/tests/data/geotiff/route_lonlat.geojson",
+    "--out",
+    "{out}",
+];
+
 #[test]
 fn geotiffs() {
     fuzz(Format {
         name: "geotiff",
         seed: read("tests/data/geotiff/classes.tif"),
         file: "classes.tif",
-        args: &[
-            "-q",
-            "corridor",
-            "build",
-            "--map",
-            "{dir}/map.json",
-            "--route",
-            "{root}/tests/data/geotiff/route_lonlat.geojson",
-            "--out",
-            "{out}",
-        ],
+        args: BUILD_BESIDE_MANIFEST,
         beside: vec![
             ("map.json", read("tests/data/geotiff/map.json")),
             ("elevation.tif", read("tests/data/geotiff/elevation.tif")),
@@ -662,17 +666,7 @@ fn elevation_geotiffs() {
         name: "elevation",
         seed: read("tests/data/geotiff/elevation.tif"),
         file: "elevation.tif",
-        args: &[
-            "-q",
-            "corridor",
-            "build",
-            "--map",
-            "{dir}/map.json",
-            "--route",
-            "{root}/tests/data/geotiff/route_lonlat.geojson",
-            "--out",
-            "{out}",
-        ],
+        args: BUILD_BESIDE_MANIFEST,
         beside: vec![
             ("map.json", read("tests/data/geotiff/map.json")),
             ("classes.tif", read("tests/data/geotiff/classes.tif")),

@@ -114,9 +114,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     plot(curve, os.path.join(a.out, "curve.png"))
     model.save(os.path.join(a.out, "ppo_polaris"))
 
-    space = make_env(a.seed).action_space
+    probe = make_env(a.seed)
+    space = probe.action_space
     rng = np.random.default_rng(a.seed)
-    _, vmin, vmax = make_env(a.seed)._engine.command_limits
+    _, vmin, vmax = probe._engine.command_limits
     stand = np.array([0.0, -1.0 + 2.0 * (0.0 - vmin) / (vmax - vmin)], dtype=np.float32)
     policies: Dict[str, Callable[[np.ndarray], Any]] = {
         "ppo": lambda o: model.predict(o, deterministic=True)[0],

@@ -308,6 +308,16 @@ mod tests {
         (lat, pose, v)
     }
 
+    /// The first step of a new driver on `path` from a pose at a speed.
+    fn first_step(path: &Path, x: f64, y: f64, yaw: f64, speed: f64) -> DriverOutput {
+        let pose = Pose {
+            x_m: x,
+            y_m: y,
+            yaw_rad: yaw,
+        };
+        driver().step(path, &mut DriverState::default(), pose, speed)
+    }
+
     fn pts(xy: impl Iterator<Item = (f64, f64)>, speed: f64) -> Vec<PathPoint> {
         xy.map(|(x, y)| PathPoint {
             x,
@@ -454,22 +464,7 @@ mod tests {
         v[30].speed_mps = 2.0; // 15 m ahead
         v[60].class = Some(GroundClass::Grass); // 30 m ahead
         let p = Path::new("v", &v).unwrap();
-        let d = driver();
-        let out = |x: f64| {
-            let mut st = DriverState::default();
-            d.step(
-                &p,
-                &mut st,
-                Pose {
-                    x_m: x,
-                    y_m: 0.0,
-                    yaw_rad: 0.0,
-                },
-                3.0,
-            )
-            .command
-            .speed_mps
-        };
+        let out = |x: f64| first_step(&p, x, 0.0, 0.0, 3.0).command.speed_mps;
         // Preview 10 m: from x = 0 the dip at 15 m is out of sight; from x = 6 it is in.
         assert_eq!(out(0.0), 6.0);
         assert_eq!(out(6.0), 2.0);
@@ -497,20 +492,7 @@ mod tests {
             xy.push((0.0, 20.0 - k as f64 * 0.5));
         }
         let p = Path::new("loop", &pts(xy.into_iter(), 3.0)).unwrap();
-        let d = driver();
-        let at = |x: f64, y: f64, yaw: f64| {
-            let mut st = DriverState::default();
-            d.step(
-                &p,
-                &mut st,
-                Pose {
-                    x_m: x,
-                    y_m: y,
-                    yaw_rad: yaw,
-                },
-                0.0,
-            )
-        };
+        let at = |x: f64, y: f64, yaw: f64| first_step(&p, x, y, yaw, 0.0);
         // 0.2 m behind and 0.3 m to the left of the start: the closing segment is nearer.
         let out = at(-0.2, 0.3, 0.0);
         assert!(out.projection.station_m < 0.5, "{:?}", out.projection);

@@ -24,9 +24,12 @@ pub(crate) fn coulomb_slide(p: &VehicleDynamics, s: &VehicleState, mu: f64) -> [
     );
     let (m, inertia) = (p.mass_kg, p.yaw_inertia_kgm2);
     let fz = [m * G * (b + mu * h) / l, m * G * (a - mu * h) / l];
-    let (sn, cs) = s.yaw_rad.sin_cos();
-    let (mut x, mut y, mut psi) = (s.x_m + b * cs, s.y_m + b * sn, s.yaw_rad);
-    let (mut vx, mut vy) = (cs * s.vx_mps - sn * s.vy_mps, sn * s.vx_mps + cs * s.vy_mps);
+    let start = Vehicle {
+        p: p.clone(),
+        s: *s,
+    };
+    let ((mut x, mut y), mut psi) = (start.cg_position(), s.yaw_rad);
+    let (mut vx, mut vy) = s.ground_velocity();
     let mut r = s.yaw_rate_rps;
     let dt = 1e-4;
     for _ in 0..2_000_000 {
@@ -80,14 +83,8 @@ pub(crate) fn curve_lock(p: &VehicleDynamics, g: &Ground) -> ([f64; 3], Option<[
             break;
         }
     }
-    let b = p.cg_to_rear_m();
-    let s = &v.s;
-    let rest = [
-        s.x_m + b * s.yaw_rad.cos(),
-        s.y_m + b * s.yaw_rad.sin(),
-        s.yaw_rad,
-    ];
-    (rest, reference)
+    let (x, y) = v.cg_position();
+    ([x, y, v.s.yaw_rad], reference)
 }
 
 /// The grounds of the row: low grip, where the shipped brake (0.68 g) locks the wheels.
@@ -220,16 +217,12 @@ mod tests {
                 let mut v = Vehicle::new(p.clone(), 0.0, 0.0, 0.0);
                 v.s.vx_mps = 8.0;
                 v.s.yaw_rate_rps = 0.4;
-                let world = |s: &VehicleState| {
-                    let (sn, cs) = s.yaw_rad.sin_cos();
-                    (cs * s.vx_mps - sn * s.vy_mps, sn * s.vx_mps + cs * s.vy_mps)
-                };
                 let mut peak = 0.0f64;
                 let mut locked = false;
                 for _ in 0..600 {
-                    let (ux, uy) = world(&v.s);
+                    let (ux, uy) = v.s.ground_velocity();
                     locked |= v.step(&drive(0.0, p.brake_bar_max, 0.1), &g).locked;
-                    let (wx, wy) = world(&v.s);
+                    let (wx, wy) = v.s.ground_velocity();
                     peak = peak.max((wx - ux).hypot(wy - uy) * 120.0);
                 }
                 let speed = v.s.vx_mps.hypot(v.s.vy_mps);

@@ -131,15 +131,11 @@ fn braked_stop(p: &VehicleDynamics, g: &Ground, speed: f64, delta: f64) -> (f64,
         let th = governor(&v, speed);
         v.step(&drive(th, 0.0, delta), g);
     }
-    let world = |s: &crate::plant::vehicle::VehicleState| {
-        let (sn, cs) = s.yaw_rad.sin_cos();
-        (cs * s.vx_mps - sn * s.vy_mps, sn * s.vx_mps + cs * s.vy_mps)
-    };
     let (mut dist, mut peak, mut locked) = (0.0, 0.0f64, false);
     for _ in 0..120 * 20 {
-        let (ux, uy) = world(&v.s);
+        let (ux, uy) = v.s.ground_velocity();
         locked |= v.step(&drive(0.0, p.brake_bar_max, delta), g).locked;
-        let (wx, wy) = world(&v.s);
+        let (wx, wy) = v.s.ground_velocity();
         dist += wx.hypot(wy) / 120.0;
         peak = peak.max((wx - ux).hypot(wy - uy) * 120.0);
         if v.speed_mps() == 0.0 && v.s.vy_mps.abs() < 1e-6 {

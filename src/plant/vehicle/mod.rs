@@ -221,6 +221,17 @@ pub struct VehicleState {
     pub rolled_over: bool,
 }
 
+impl VehicleState {
+    /// The CG's velocity in the ground frame, m/s: the body velocities turned by the yaw.
+    pub fn ground_velocity(&self) -> (f64, f64) {
+        let (sn, cs) = self.yaw_rad.sin_cos();
+        (
+            cs * self.vx_mps - sn * self.vy_mps,
+            sn * self.vx_mps + cs * self.vy_mps,
+        )
+    }
+}
+
 /// What a step tells besides the new state.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StepInfo {
@@ -256,6 +267,13 @@ impl Vehicle {
                 ..VehicleState::default()
             },
         }
+    }
+
+    /// Where the CG is, m: the rear axle's middle (the pose) moved `b` along the heading.
+    pub fn cg_position(&self) -> (f64, f64) {
+        let b = self.p.cg_to_rear_m();
+        let (sn, cs) = self.s.yaw_rad.sin_cos();
+        (self.s.x_m + b * cs, self.s.y_m + b * sn)
     }
 
     /// The signed speed of the rear axle along the heading, m/s.

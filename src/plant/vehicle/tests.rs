@@ -84,14 +84,10 @@ fn braked_stop(g: &Ground, speed: f64, radius: f64, abs: bool) -> (f64, f64, f64
     }
     let (mut dist, mut peak, start) = (0.0, 0.0f64, v.s.vx_mps.hypot(v.s.vy_mps));
     // The CG's velocity in the ground frame; its change per step is the acceleration.
-    let world = |s: &VehicleState| {
-        let (sn, cs) = s.yaw_rad.sin_cos();
-        (cs * s.vx_mps - sn * s.vy_mps, sn * s.vx_mps + cs * s.vy_mps)
-    };
     for _ in 0..120 * 20 {
-        let (ux, uy) = world(&v.s);
+        let (ux, uy) = v.s.ground_velocity();
         v.step(&act(0.0, 80.0, delta), g);
-        let (wx, wy) = world(&v.s);
+        let (wx, wy) = v.s.ground_velocity();
         dist += wx.hypot(wy) / 120.0;
         peak = peak.max((wx - ux).hypot(wy - uy) * 120.0);
         if v.speed_mps() == 0.0 && v.s.vy_mps.abs() < 1e-6 {
@@ -585,12 +581,9 @@ fn a_braked_slide_follows_the_fall_line() {
         let secs = (steps + 1) as f64 / 120.0;
         let th = f64::atan(tan);
         let want = G * (th.sin() - mu * th.cos());
-        // The CG's displacement from rest (the yaw stays 0: the brake holds no turn).
-        let b = p.cg_to_rear_m();
-        let (dx, dy) = (
-            v.s.x_m + b * (v.s.yaw_rad.cos() - 1.0),
-            v.s.y_m + b * v.s.yaw_rad.sin(),
-        );
+        // The CG's displacement from rest (it started at (b, 0), the rear axle at 0).
+        let (x, y) = v.cg_position();
+        let (dx, dy) = (x - p.cg_to_rear_m(), y);
         let got = 2.0 * dx.hypot(dy) / (secs * secs);
         let angle = dy.atan2(dx).to_degrees();
         // Down the fall line (−135°), not across it (it slid at −90°, sideways).
