@@ -180,9 +180,37 @@ class Checker:
         )
 
 
-class Chain:
+class _Replayed:
+    """Pickles as its native object's arguments and the steps so far, taken again on the way
+    back: the native state has no serialized form, and the simulation is deterministic, so
+    the copy goes on from the same state, bit for bit."""
+
+    _native: Any
+
+    def _start(self, args: Sequence[Any]) -> None:
+        self._args = tuple(args)
+        self._inner = self._native(*self._args)
+        self._steps: List[Any] = []
+
+    def _step(self, *call: Any) -> str:
+        out = self._inner.step_json(*call)
+        self._steps.append(call)
+        return out
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"args": self._args, "steps": list(self._steps)}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self._start(state["args"])
+        for call in state["steps"]:
+            self._step(*call)
+
+
+class Chain(_Replayed):
     """The command chain on a route: the default driver (or a chunk the checker accepts),
     the shield, the rate limits and the gear logic, one control step a call."""
+
+    _native = _acres.Chain
 
     def __init__(
         self,
@@ -191,22 +219,7 @@ class Chain:
         moving: Optional[Moving] = None,
         grip: Grip = "unknown",
     ) -> None:
-        self._args = (os.fspath(route), _path(config_dir), moving, grip)
-        self._inner = _acres.Chain(*self._args)
-        self._inputs: List[Any] = []
-
-    def __getstate__(self) -> Dict[str, Any]:
-        # The chain's state has no serialized form: its arguments and the inputs so far,
-        # stepped again on the way back (the same rows, bit for bit).
-        return {"args": self._args, "inputs": list(self._inputs)}
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        self._args = tuple(state["args"])
-        self._inner = _acres.Chain(*self._args)
-        self._inputs = []
-        for st, sc, text, gear, grade in state["inputs"]:
-            self._inner.step_json(st, sc, text, gear, grade)
-            self._inputs.append((st, sc, text, gear, grade))
+        self._start((os.fspath(route), _path(config_dir), moving, grip))
 
     def step(
         self,
@@ -222,18 +235,18 @@ class Chain:
         st = _floats("state", state, 1)
         sc = _floats("scan", scan, 1)
         text = None if chunk is None else json.dumps(chunk)
-        row = json.loads(self._inner.step_json(st, sc, text, gear, float(grade)))
-        self._inputs.append((st.copy(), sc.copy(), text, gear, float(grade)))
-        return row
+        return json.loads(self._step(st.copy(), sc.copy(), text, gear, float(grade)))
 
 
 def _scenario(s: Union[PathLike, Dict[str, Any]]) -> str:
     return json.dumps(s) if isinstance(s, dict) else os.fspath(s)
 
 
-class Sim:
+class Sim(_Replayed):
     """A scenario (a shipped name, a file, JSON text or a dict) on the simulated Polaris
     with the chain in the loop, a control step a call."""
+
+    _native = _acres.Sim
 
     def __init__(
         self,
@@ -241,22 +254,7 @@ class Sim:
         config_dir: Optional[PathLike] = None,
         moving: Optional[Moving] = None,
     ) -> None:
-        self._args = (_scenario(scenario), _path(config_dir), moving)
-        self._inner = _acres.Sim(*self._args)
-        self._steps: List[Any] = []
-
-    def __getstate__(self) -> Dict[str, Any]:
-        # The session has no serialized form: the scenario and the steps so far, taken
-        # again on the way back (deterministic: the same state, bit for bit).
-        return {"args": self._args, "steps": list(self._steps)}
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        self._args = tuple(state["args"])
-        self._inner = _acres.Sim(*self._args)
-        self._steps = []
-        for k, v, text in state["steps"]:
-            self._inner.step_json(k, v, text)
-            self._steps.append((k, v, text))
+        self._start((_scenario(scenario), _path(config_dir), moving))
 
     def reset(self, scenario: Union[PathLike, Dict[str, Any], None] = None) -> None:
         """Back to the start of the scenario, or of another."""
@@ -274,9 +272,7 @@ class Sim:
         """One control step: the driver (no argument), a fixed curvature and speed, or a
         chunk, always through the shield; returns the log record (state, scan, row, dbw)."""
         text = None if chunk is None else json.dumps(chunk)
-        record = json.loads(self._inner.step_json(curvature, speed, text))
-        self._steps.append((curvature, speed, text))
-        return record
+        return json.loads(self._step(curvature, speed, text))
 
     @property
     def ended(self) -> bool:
@@ -290,8 +286,7 @@ class Sim:
     def run(self) -> Dict[str, Any]:
         """Steps with the driver to the end; returns the summary."""
         while not self.ended:
-            self._inner.step_json(None, None, None)
-            self._steps.append((None, None, None))
+            self._step(None, None, None)
         return self.summary()
 
 
